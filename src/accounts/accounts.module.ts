@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { AccountsRepository } from './accounts.repository';
+import { AccountsService } from './accounts.service';
+
+@Module({
+  providers: [AccountsRepository, AccountsService],
+  exports: [AccountsRepository, AccountsService],
+})
+export class AccountsModule {}

@@ -1,0 +1,45 @@
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { InsufficientScopeError, InvalidCredentialError } from '../platform/errors/api-errors';
+import { ApiKeysService } from './api-keys.service';
+import { requiredScope } from './scopes';
+
+export const API_PREFIX = '/v1/';
+
+/**
+ * The one guard of the public API. Every /v1 route needs a bearer key that is active (else
+ * 401) and holds the scope ROUTE_SCOPES names for the route (else 403). A /v1 route missing
+ * from that table is refused to every key. Routes outside /v1 (health, docs, unsubscribe
+ * links) are not bearer-authenticated.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  private readonly logger = new Logger(ApiKeyGuard.name);
+
+  constructor(private readonly keys: ApiKeysService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const route = request.routeOptions.url ?? '';
+    if (!route.startsWith(API_PREFIX)) return true;
+
+    const key = await this.keys.authenticate(bearerToken(request) ?? '');
+    if (!key) throw new InvalidCredentialError();
+
+    const scope = requiredScope(request.method, route);
+    if (!scope) {
+      this.logger.error(`${request.method} ${route} has no entry in ROUTE_SCOPES; refusing it`);
+      throw new InsufficientScopeError('(none declared for this route)');
+    }
+    if (!key.scopes.includes(scope)) throw new InsufficientScopeError(scope);
+
+    request.principal = { accountId: key.accountId, apiKeyId: key.id, scopes: key.scopes };
+    return true;
+  }
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
+  return match?.[1];
+}

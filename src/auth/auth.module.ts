@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ApiKeyGuard } from './api-key.guard';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysService } from './api-keys.service';
+
+@Module({
+  imports: [AccountsModule],
+  providers: [ApiKeysRepository, ApiKeysService],
+  exports: [ApiKeysService],
+})
+export class AuthModule {}
+
+/** Registered only by the HTTP API module, so workers and the CLI carry no guard. */
+@Module({
+  imports: [AuthModule],
+  providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
+})
+export class ApiAuthModule {}

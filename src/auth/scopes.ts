@@ -1,0 +1,63 @@
+/**
+ * Herald's scope table (CONTRACT §2): every scope a key can hold, and the scope each /v1
+ * route requires. The auth guard reads ROUTE_SCOPES and nothing else, so a /v1 route that is
+ * missing here cannot be reached by any key: auth is closed by default.
+ */
+export const SCOPES = [
+  'subscribers:read',
+  'subscribers:write',
+  'segments:read',
+  'segments:write',
+  'campaigns:read',
+  'campaigns:write',
+  'campaigns:send',
+  'templates:read',
+  'templates:write',
+  'transactional:send',
+  'stats:read',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** Keyed by `METHOD path`, with the path as the router spells it (`:id` parameters). */
+export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
+  'GET /v1/subscribers': 'subscribers:read',
+  'GET /v1/subscribers/:id': 'subscribers:read',
+  'POST /v1/subscribers': 'subscribers:write',
+  'PATCH /v1/subscribers/:id': 'subscribers:write',
+  'POST /v1/erasures': 'subscribers:write',
+
+  'GET /v1/segments': 'segments:read',
+  'GET /v1/segments/:id': 'segments:read',
+  'POST /v1/segments': 'segments:write',
+  'PATCH /v1/segments/:id': 'segments:write',
+  'DELETE /v1/segments/:id': 'segments:write',
+
+  'GET /v1/campaigns': 'campaigns:read',
+  'GET /v1/campaigns/:id': 'campaigns:read',
+  'POST /v1/campaigns': 'campaigns:write',
+  'PATCH /v1/campaigns/:id': 'campaigns:write',
+  'DELETE /v1/campaigns/:id': 'campaigns:write',
+  'POST /v1/campaigns/:id/send': 'campaigns:send',
+  'GET /v1/campaigns/:id/stats': 'stats:read',
+
+  'GET /v1/templates': 'templates:read',
+  'GET /v1/templates/:id': 'templates:read',
+  'POST /v1/templates': 'templates:write',
+  'PATCH /v1/templates/:id': 'templates:write',
+  'DELETE /v1/templates/:id': 'templates:write',
+  'POST /v1/templates/:id/preview': 'templates:read',
+
+  'POST /v1/transactional/send': 'transactional:send',
+  'GET /v1/transactional/:id': 'transactional:send',
+
+  'GET /v1/stats': 'stats:read',
+};
+
+export function requiredScope(method: string, routePath: string): Scope | undefined {
+  return ROUTE_SCOPES[`${method.toUpperCase()} ${routePath}`];
+}

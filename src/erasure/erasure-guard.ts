@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import { AuditLog } from '../audit/audit-log';
+import { Principal } from '../auth/principal';
+import { KeyedHasher, normalizeEmail } from '../platform/crypto/keyed-hasher';
+import { PrismaService } from '../platform/database/prisma.service';
+import { EmailErasedError } from '../platform/errors/api-errors';
+
+/**
+ * Named writes (SPEC §7.4: creating or updating a subscriber, a transactional send) go
+ * through here. Inside one transaction it takes an advisory lock per target email, so an
+ * erasure of the same email cannot interleave, and refuses erased identities with 409. Each
+ * refusal is audited with the keyed hash only.
+ */
+@Injectable()
+export class ErasureGuard {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly hasher: KeyedHasher,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** The tombstone key of an email: a keyed hash of its normalised form, per account. */
+  emailHash(accountId: string, email: string): string {
+    return this.hasher.hash(`erasure:${accountId}`, normalizeEmail(email));
+  }
+
+  async runNamedWrite<T>(
+    caller: Principal,
+    emails: string[],
+    endpoint: string,
+    write: (tx: Prisma.TransactionClient) => Promise<T>,
+  ): Promise<T> {
+    const hashes = [...new Set(emails.map((email) => this.emailHash(caller.accountId, email)))];
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        await this.lock(tx, caller.accountId, hashes);
+        const erased = await tx.erasedIdentity.findFirst({
+          where: { accountId: caller.accountId, emailHash: { in: hashes } },
+          select: { emailHash: true },
+        });
+        if (erased) throw new RefusedErasedWrite(erased.emailHash);
+        return write(tx);
+      });
+    } catch (error) {
+      if (!(error instanceof RefusedErasedWrite)) throw error;
+      await this.audit.record(caller.accountId, {
+        action: 'erased_identity.write_refused',
+        apiKeyId: caller.apiKeyId,
+        subjectHash: error.emailHash,
+        metadata: { endpoint },
+      });
+      throw new EmailErasedError();
+    }
+  }
+
+  /**
+   * Serialises writes and erasures of the same identity. Locks are taken in sorted order so
+   * two writes naming the same pair of emails cannot deadlock.
+   */
+  async lock(tx: Prisma.TransactionClient, accountId: string, hashes: string[]): Promise<void> {
+    for (const hash of [...hashes].sort()) {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${accountId}:${hash}`}, 0))`;
+    }
+  }
+}
+
+class RefusedErasedWrite extends Error {
+  constructor(readonly emailHash: string) {
+    super('erased identity');
+  }
+}

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { AuditLog } from '../audit/audit-log';
+import { Principal } from '../auth/principal';
+import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import { PrismaService } from '../platform/database/prisma.service';
+import { ErasureGuard } from './erasure-guard';
+
+export interface ErasureReceipt {
+  email_hash: string;
+  erased_at: string;
+}
+
+/**
+ * Erasure (CONTRACT §4): removes the subscriber and its personal data and keeps only a
+ * keyed hash of the normalised email as a tombstone. Idempotent, and valid for an email
+ * Herald never saw, so an erasure request can be honoured before the address arrives.
+ */
+@Injectable()
+export class ErasureService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly guard: ErasureGuard,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async erase(caller: Principal, email: string): Promise<ErasureReceipt> {
+    const { accountId } = caller;
+    const emailHash = this.guard.emailHash(accountId, email);
+    const tombstone = await this.prisma.$transaction(async (tx) => {
+      await this.guard.lock(tx, accountId, [emailHash]);
+      const existing = await tx.erasedIdentity.findUnique({
+        where: { accountId_emailHash: { accountId, emailHash } },
+      });
+      if (existing) return existing;
+      const subscriber = await tx.subscriber.findUnique({
+        where: { accountId_emailNormalized: { accountId, emailNormalized: normalizeEmail(email) } },
+        select: { id: true },
+      });
+      if (subscriber) await tx.subscriber.delete({ where: { id: subscriber.id } });
+      const created = await tx.erasedIdentity.create({
+        data: { accountId, emailHash, subscriberId: subscriber?.id },
+      });
+      await this.audit.record(
+        accountId,
+        { action: 'identity.erased', apiKeyId: caller.apiKeyId, subjectHash: emailHash },
+        tx,
+      );
+      return created;
+    });
+    return { email_hash: tombstone.emailHash, erased_at: tombstone.erasedAt.toISOString() };
+  }
+
+  /** Whether the subscriber with this id was erased (its row is gone, its tombstone kept). */
+  async wasErased(accountId: string, subscriberId: string): Promise<boolean> {
+    const found = await this.prisma.erasedIdentity.findFirst({
+      where: { accountId, subscriberId },
+      select: { emailHash: true },
+    });
+    return found !== null;
+  }
+}

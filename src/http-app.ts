@@ -1,0 +1,35 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import { AppModule } from './app.module';
+import { HeraldConfig, loadConfig } from './platform/config/config';
+import { createLogger, PinoNestLogger } from './platform/logging/logger';
+import { serveOpenApi } from './platform/openapi/openapi';
+
+/**
+ * Builds the HTTP API on Fastify (its speed matters on the list and send hot paths) with
+ * pino request logging, request ids (echoed as X-Request-Id) and the OpenAPI document.
+ * Not yet listening: main.ts listens, tests use the instance directly.
+ */
+export async function createHttpApp(
+  config: HeraldConfig = loadConfig(),
+): Promise<NestFastifyApplication> {
+  const logger = createLogger(config.logLevel);
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    bodyLimit: 1024 * 1024,
+  });
+  adapter.getInstance().addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.api(config), adapter, {
+    logger: new PinoNestLogger(logger),
+  });
+  app.enableShutdownHooks();
+  serveOpenApi(app);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return app;
+}

@@ -1,0 +1,20 @@
+import { loadConfig } from '../config/config';
+import { migrate } from './migrator';
+
+/** `npm run db:migrate` (part of `npm run setup`): create the database if missing, migrate. */
+async function main(): Promise<void> {
+  const { databaseUrl } = loadConfig();
+  const applied = await migrate(databaseUrl);
+  const where = new URL(databaseUrl);
+  where.password = '';
+  console.log(
+    applied.length
+      ? `Applied ${applied.length} migration(s) to ${where.toString()}: ${applied.join(', ')}`
+      : `Database ${where.toString()} is up to date.`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, ERROR_CODES, ErrorStatus, RateLimitedError } from './api-errors';
+
+/**
+ * The one place where errors become responses. Whatever was thrown (a domain error, a Nest
+ * or Fastify HTTP error, a Prisma error, a bug), the client gets the SPEC §7 envelope with
+ * one of its eight statuses; internals are logged with the request id, never sent.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const error = toApiError(exception);
+
+    if (error.status === 500) {
+      this.logger.error(
+        { err: exception, requestId: request.id, method: request.method, url: request.url },
+        'unhandled error',
+      );
+    }
+    if (error instanceof RateLimitedError) {
+      void reply.header('Retry-After', String(error.retryAfterSeconds));
+    }
+    const body: { code: string; message: string; details?: ApiError['details'] } = {
+      code: error.code,
+      message: error.message,
+      details: error.details,
+    };
+    void reply.status(error.status).send({ error: body });
+  }
+}
+
+export function toApiError(exception: unknown): ApiError {
+  if (exception instanceof ApiError) return exception;
+  const status = httpStatusOf(exception);
+  if (status === undefined || status >= 500) {
+    return new ApiError(500, 'Something went wrong on our side. It has been logged.');
+  }
+  const mapped = mapClientStatus(status);
+  return new ApiError(mapped, clientMessage(exception, mapped));
+}
+
+/** Nest's HttpException and Fastify's own errors (bad JSON, body too large) carry a status. */
+function httpStatusOf(exception: unknown): number | undefined {
+  if (exception instanceof HttpException) return exception.getStatus();
+  const statusCode = (exception as { statusCode?: unknown } | null)?.statusCode;
+  return typeof statusCode === 'number' ? statusCode : undefined;
+}
+
+/** Only SPEC §7's statuses go out: other client errors (405, 413, 415…) are malformed requests. */
+function mapClientStatus(status: number): ErrorStatus {
+  if (status === 405) return 404;
+  return status in ERROR_CODES ? (status as ErrorStatus) : 400;
+}
+
+function clientMessage(exception: unknown, status: ErrorStatus): string {
+  if (status === 404) return 'No such route.';
+  if (status === 401) return 'The API key is missing, invalid, revoked or suspended.';
+  const message = exception instanceof Error ? exception.message : '';
+  return message || 'The request is malformed.';
+}

@@ -1,0 +1,91 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Subscriber } from '../generated/prisma/client';
+import { SocialMediaDto } from './subscriber.dto';
+
+export class SubscriberStatisticsDto {
+  @ApiProperty() sent!: number;
+  @ApiProperty() delivered!: number;
+  @ApiProperty() opens!: number;
+  @ApiProperty() clicks!: number;
+  @ApiProperty() hard_bounces!: number;
+  @ApiProperty() soft_bounces!: number;
+  @ApiProperty() revenue_cents!: number;
+  @ApiProperty({ format: 'date-time', nullable: true }) last_sent_at!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) last_open_at!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) last_click_at!: string | null;
+}
+
+/** A subscriber as the API returns it (SPEC §2), statistics as the fixed object. */
+export class SubscriberResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'email' }) email!: string;
+  @ApiPropertyOptional({ nullable: true }) first_name!: string | null;
+  @ApiPropertyOptional({ nullable: true }) last_name!: string | null;
+  @ApiPropertyOptional({ nullable: true }) phone!: string | null;
+  @ApiPropertyOptional({ nullable: true }) address1!: string | null;
+  @ApiPropertyOptional({ nullable: true }) address2!: string | null;
+  @ApiPropertyOptional({ nullable: true }) city!: string | null;
+  @ApiPropertyOptional({ nullable: true }) state!: string | null;
+  @ApiPropertyOptional({ nullable: true }) zip!: string | null;
+  @ApiPropertyOptional({ nullable: true }) country_code!: string | null;
+  @ApiPropertyOptional({ nullable: true, format: 'date-time' }) birthdate!: string | null;
+  @ApiPropertyOptional({ nullable: true }) gender!: string | null;
+  @ApiPropertyOptional({ nullable: true }) income_level!: string | null;
+  @ApiPropertyOptional({ nullable: true }) membership_status!: string | null;
+  @ApiProperty() status!: string;
+  @ApiPropertyOptional({ nullable: true }) timezone!: string | null;
+  @ApiProperty({ type: [String] }) interests!: string[];
+  @ApiProperty({ type: [String] }) tags!: string[];
+  @ApiProperty({ type: 'object', additionalProperties: true }) custom_fields!: object;
+  @ApiProperty({ type: [SocialMediaDto] }) social_media!: SocialMediaDto[];
+  @ApiProperty({ type: SubscriberStatisticsDto }) statistics!: SubscriberStatisticsDto;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+}
+
+export class SubscriberPage {
+  @ApiProperty({ type: [SubscriberResponse] }) data!: SubscriberResponse[];
+  @ApiProperty({ type: String, nullable: true }) next_cursor!: string | null;
+}
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function presentSubscriber(row: Subscriber): SubscriberResponse {
+  return {
+    id: row.id,
+    email: row.email,
+    first_name: row.firstName,
+    last_name: row.lastName,
+    phone: row.phone,
+    address1: row.address1,
+    address2: row.address2,
+    city: row.city,
+    state: row.state,
+    zip: row.zip,
+    country_code: row.countryCode,
+    birthdate: iso(row.birthdate),
+    gender: row.gender,
+    income_level: row.incomeLevel,
+    membership_status: row.membershipStatus,
+    status: row.status,
+    timezone: row.timezone,
+    interests: row.interests,
+    tags: row.tags,
+    custom_fields: row.customFields as object,
+    social_media: row.socialMedia as unknown as SocialMediaDto[],
+    statistics: {
+      sent: row.statSent,
+      delivered: row.statDelivered,
+      opens: row.statOpens,
+      clicks: row.statClicks,
+      hard_bounces: row.statHardBounces,
+      soft_bounces: row.statSoftBounces,
+      revenue_cents: Number(row.statRevenueCents),
+      last_sent_at: iso(row.lastSentAt),
+      last_open_at: iso(row.lastOpenAt),
+      last_click_at: iso(row.lastClickAt),
+    },
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

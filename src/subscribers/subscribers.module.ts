@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { ErasureModule } from '../erasure/erasure.module';
+import { SubscribersController } from './subscribers.controller';
+import { SubscribersRepository } from './subscribers.repository';
+import { SubscribersService } from './subscribers.service';
+
+@Module({
+  imports: [ErasureModule],
+  controllers: [SubscribersController],
+  providers: [SubscribersRepository, SubscribersService],
+  exports: [SubscribersRepository],
+})
+export class SubscribersModule {}

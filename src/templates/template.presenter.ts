@@ -1,0 +1,29 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Template } from '../generated/prisma/client';
+
+export class TemplateResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() subject!: string;
+  @ApiProperty({ nullable: true }) html!: string | null;
+  @ApiProperty({ nullable: true }) text!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+}
+
+export class TemplatePage {
+  @ApiProperty({ type: [TemplateResponse] }) data!: TemplateResponse[];
+  @ApiProperty({ type: String, nullable: true }) next_cursor!: string | null;
+}
+
+export function presentTemplate(row: Template): TemplateResponse {
+  return {
+    id: row.id,
+    name: row.name,
+    subject: row.subject,
+    html: row.html,
+    text: row.text,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

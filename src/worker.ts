@@ -1,0 +1,19 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module';
+import { loadConfig } from './platform/config/config';
+import { createLogger, PinoNestLogger } from './platform/logging/logger';
+
+/** `npm run start:worker`: the send workers without HTTP. Run as many as you like. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await NestFactory.createApplicationContext(AppModule.worker(config), {
+    logger: new PinoNestLogger(createLogger(config.logLevel)),
+  });
+  app.enableShutdownHooks();
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

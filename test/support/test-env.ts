@@ -1,0 +1,109 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { AccountsService } from '../../src/accounts/accounts.service';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { Scope, SCOPES } from '../../src/auth/scopes';
+import { createHttpApp } from '../../src/http-app';
+import { HeraldConfig, loadConfig } from '../../src/platform/config/config';
+import { migrate } from '../../src/platform/database/migrator';
+import { PrismaService } from '../../src/platform/database/prisma.service';
+
+const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * One isolated Herald per test file: its own PostgreSQL database and Redis key prefix, so
+ * files run in parallel and leave nothing behind (dispose() drops both).
+ */
+export class TestEnv {
+  private constructor(
+    readonly config: HeraldConfig,
+    readonly databaseName: string,
+  ) {}
+
+  static async create(overrides: Record<string, string> = {}): Promise<TestEnv> {
+    const suffix = randomBytes(5).toString('hex');
+    const databaseName = `herald_test_${suffix}`;
+    const config = loadConfig({
+      DATABASE_URL: `${SERVER_URL}/${databaseName}`,
+      REDIS_URL,
+      QUEUE_PREFIX: `herald-test-${suffix}`,
+      HERALD_SECRET: `test-secret-${suffix}-${randomBytes(16).toString('hex')}`,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      OUTBOX_DIR: `var/test-outbox/${suffix}`,
+      ...overrides,
+    });
+    await migrate(config.databaseUrl);
+    return new TestEnv(config, databaseName);
+  }
+
+  /** Drops the database and every Redis key under this env's prefix. */
+  async dispose(): Promise<void> {
+    const admin = new Client({ connectionString: `${SERVER_URL}/postgres` });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+    const redis = new Redis(REDIS_URL);
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${this.config.queuePrefix}:*`, 'COUNT', 500);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    const client = new Client({ connectionString: this.config.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<T>(text, params)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+}
+
+/** A running API for a TestEnv, plus one-line factories for accounts and keys. */
+export class TestApi {
+  private constructor(readonly app: NestFastifyApplication) {}
+
+  static async start(env: TestEnv): Promise<TestApi> {
+    return new TestApi(await createHttpApp(env.config));
+  }
+
+  get server() {
+    return this.app.getHttpServer();
+  }
+
+  get prisma(): PrismaService {
+    return this.app.get(PrismaService);
+  }
+
+  async account(name = 'Acme'): Promise<string> {
+    return (await this.app.get(AccountsService).create(name)).id;
+  }
+
+  async key(accountId: string, scopes: readonly Scope[] = SCOPES): Promise<{ id: string; key: string }> {
+    return this.app.get(ApiKeysService).create(accountId, 'test key', [...scopes]);
+  }
+
+  /** An account with a key holding every scope: `Authorization` header ready to use. */
+  async tenant(name = 'Acme'): Promise<{ accountId: string; auth: string; keyId: string }> {
+    const accountId = await this.account(name);
+    const { id, key } = await this.key(accountId);
+    return { accountId, auth: `Bearer ${key}`, keyId: id };
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+  }
+}
