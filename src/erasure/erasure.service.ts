@@ -4,6 +4,7 @@ import { Principal } from '../auth/principal';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { PrismaService } from '../platform/database/prisma.service';
 import { ErasureGuard } from './erasure-guard';
+import { ErasureRegistry } from './erasure-participant';
 
 export interface ErasureReceipt {
   email_hash: string;
@@ -21,10 +22,12 @@ export class ErasureService {
     private readonly prisma: PrismaService,
     private readonly guard: ErasureGuard,
     private readonly audit: AuditLog,
+    private readonly registry: ErasureRegistry,
   ) {}
 
   async erase(caller: Principal, email: string): Promise<ErasureReceipt> {
     const { accountId } = caller;
+    const emailNormalized = normalizeEmail(email);
     const emailHash = this.guard.emailHash(accountId, email);
     const tombstone = await this.prisma.$transaction(async (tx) => {
       await this.guard.lock(tx, accountId, [emailHash]);
@@ -33,9 +36,11 @@ export class ErasureService {
       });
       if (existing) return existing;
       const subscriber = await tx.subscriber.findUnique({
-        where: { accountId_emailNormalized: { accountId, emailNormalized: normalizeEmail(email) } },
+        where: { accountId_emailNormalized: { accountId, emailNormalized } },
         select: { id: true },
       });
+      const identity = { accountId, emailNormalized, emailHash, subscriberId: subscriber?.id };
+      for (const participant of this.registry.all()) await participant.erase(tx, identity);
       if (subscriber) await tx.subscriber.delete({ where: { id: subscriber.id } });
       const created = await tx.erasedIdentity.create({
         data: { accountId, emailHash, subscriberId: subscriber?.id },
@@ -47,6 +52,10 @@ export class ErasureService {
       );
       return created;
     });
+    // Outside PostgreSQL (stored files, Redis): after commit, and again on every repeat call,
+    // so a crash here is mended by retrying the erasure.
+    const identity = { accountId, emailHash, subscriberId: tombstone.subscriberId ?? undefined };
+    for (const participant of this.registry.all()) await participant.afterCommit?.(identity);
     return { email_hash: tombstone.emailHash, erased_at: tombstone.erasedAt.toISOString() };
   }
 
