@@ -8,7 +8,10 @@ const swcTs = {
   },
   module: { type: 'commonjs' },
 };
-const swcJs = { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } };
+const swcJs = {
+  jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' },
+  module: { type: 'commonjs' },
+};
 
 module.exports = {
   testEnvironment: 'node',

@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuditModule } from './audit/audit-log';
@@ -9,6 +9,8 @@ import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { DatabaseModule } from './platform/database/database.module';
+import { MailModule } from './platform/mail/mail-transport';
+import { QueueModule } from './platform/queue/queue.module';
 import { ApiExceptionFilter } from './platform/errors/api-exception.filter';
 import { RequestValidationPipe } from './platform/errors/validation.pipe';
 import { HealthModule } from './platform/health/health.controller';
@@ -18,6 +20,11 @@ import { SegmentsModule } from './segments/segments.module';
 import { SubscribersModule } from './subscribers/subscribers.module';
 import { TemplatesModule } from './templates/templates.module';
 
+export interface AppOptions {
+  /** Run the BullMQ processors in this process too. */
+  workers: boolean;
+}
+
 /**
  * Herald is one codebase with several entry points (STYLE §2). Each builds its root module
  * here from the same parts: the API gets controllers, the guard, the filter and the pipe;
@@ -25,23 +32,35 @@ import { TemplatesModule } from './templates/templates.module';
  */
 @Module({})
 export class AppModule {
-  /** What every process needs: config, PostgreSQL, Redis, hashing, audit. */
+  /** What every process needs: config, PostgreSQL, Redis, queues, mail, hashing, audit. */
   private static core(config?: HeraldConfig) {
     return [
       ConfigModule.forRoot(config),
       DatabaseModule,
       RedisModule,
+      QueueModule,
+      MailModule,
       CryptoModule,
       AuditModule,
       PaginationModule,
     ];
   }
 
-  static api(config?: HeraldConfig): DynamicModule {
+  /**
+   * The BullMQ processors. Only these modules start workers, so a process that should not
+   * consume jobs (`--api-only`, the CLI) simply leaves them out.
+   */
+  private static workers(): NonNullable<ModuleMetadata['imports']> {
+    return [];
+  }
+
+  /** The HTTP API; with `workers` (the default, `npm start`) it also runs the processors. */
+  static api(config?: HeraldConfig, options: AppOptions = { workers: true }): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ...AppModule.core(config),
+        ...(options.workers ? AppModule.workers() : []),
         HealthModule,
         ApiAuthModule,
         SubscribersModule,
@@ -58,7 +77,7 @@ export class AppModule {
   }
 
   static worker(config?: HeraldConfig): DynamicModule {
-    return { module: AppModule, imports: [...AppModule.core(config)] };
+    return { module: AppModule, imports: [...AppModule.core(config), ...AppModule.workers()] };
   }
 
   static cli(config?: HeraldConfig): DynamicModule {

@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import { AppModule } from './app.module';
+import { AppModule, AppOptions } from './app.module';
 import { HeraldConfig, loadConfig } from './platform/config/config';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
 import { serveOpenApi } from './platform/openapi/openapi';
@@ -13,6 +13,7 @@ import { serveOpenApi } from './platform/openapi/openapi';
  */
 export async function createHttpApp(
   config: HeraldConfig = loadConfig(),
+  options: AppOptions = { workers: true },
 ): Promise<NestFastifyApplication> {
   const logger = createLogger(config.logLevel);
   const adapter = new FastifyAdapter({
@@ -24,9 +25,13 @@ export async function createHttpApp(
   adapter.getInstance().addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.api(config), adapter, {
-    logger: new PinoNestLogger(logger),
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.api(config, options),
+    adapter,
+    {
+      logger: new PinoNestLogger(logger),
+    },
+  );
   app.enableShutdownHooks();
   serveOpenApi(app);
   await app.init();

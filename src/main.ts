@@ -8,7 +8,7 @@ import { loadConfig } from './platform/config/config';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await createHttpApp(config);
+  const app = await createHttpApp(config, { workers: !process.argv.includes('--api-only') });
   await app.listen({ port: config.port, host: '0.0.0.0' });
 }
 

@@ -44,7 +44,9 @@ async function run(argv: string[]): Promise<object> {
       case 'accounts create':
         return await app.get(AccountsService).create(required('name'));
       case 'keys create': {
-        const scopes = required('scopes').split(',').map((scope) => scope.trim());
+        const scopes = required('scopes')
+          .split(',')
+          .map((scope) => scope.trim());
         return await app
           .get(ApiKeysService)
           .create(required('account'), required('name'), scopes.filter(Boolean));

@@ -43,28 +43,52 @@ export class SubscriberProfileDto {
   @IsString()
   id?: string;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   first_name?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   last_name?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(50)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
   phone?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   address1?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   address2?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   city?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   state?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(32)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
   zip?: string | null;
 
   @ApiPropertyOptional({ nullable: true, example: 'GB' })
@@ -78,16 +102,28 @@ export class SubscriberProfileDto {
   @IsISO8601({ strict: true }, { message: 'birthdate must be an ISO 8601 date-time' })
   birthdate?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(50)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
   gender?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(50)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
   income_level?: string | null;
 
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() @MaxLength(50)
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
   membership_status?: string | null;
 
-  @ApiPropertyOptional({ example: 'subscribed', description: 'Free-form; `unsubscribed` and `bounced` are never mailed by campaigns.' })
+  @ApiPropertyOptional({
+    example: 'subscribed',
+    description: 'Free-form; `unsubscribed` and `bounced` are never mailed by campaigns.',
+  })
   @ValidateIf(present)
   @IsString()
   @IsNotEmpty()

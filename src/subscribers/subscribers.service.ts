@@ -19,7 +19,11 @@ import { SubscribersRepository } from './subscribers.repository';
 
 const emailTaken = () =>
   new ValidationFailedError([
-    { field: 'email', code: 'already_exists', message: 'A subscriber with this email already exists.' },
+    {
+      field: 'email',
+      code: 'already_exists',
+      message: 'A subscriber with this email already exists.',
+    },
   ]);
 
 @Injectable()
@@ -66,7 +70,11 @@ export class SubscribersService {
     return presentSubscriber(row);
   }
 
-  async update(caller: Principal, id: string, body: UpdateSubscriberDto): Promise<SubscriberResponse> {
+  async update(
+    caller: Principal,
+    id: string,
+    body: UpdateSubscriberDto,
+  ): Promise<SubscriberResponse> {
     const { accountId } = caller;
     const current = isUuid(id) ? await this.subscribers.findById(accountId, id) : null;
     if (!current) {
@@ -82,7 +90,10 @@ export class SubscribersService {
       async (tx): Promise<Subscriber> => {
         const changesEmail =
           body.email !== undefined && normalizeEmail(body.email) !== current.emailNormalized;
-        if (changesEmail && (await this.subscribers.emailTaken(accountId, normalizeEmail(body.email!), tx))) {
+        if (
+          changesEmail &&
+          (await this.subscribers.emailTaken(accountId, normalizeEmail(body.email!), tx))
+        ) {
           throw emailTaken();
         }
         const row = await this.subscribers.update(accountId, id, columns, tx);

@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { Scope, SCOPES } from '../../src/auth/scopes';
+import { AppOptions } from '../../src/app.module';
 import { createHttpApp } from '../../src/http-app';
 import { HeraldConfig, loadConfig } from '../../src/platform/config/config';
 import { migrate } from '../../src/platform/database/migrator';
@@ -52,7 +53,13 @@ export class TestEnv {
     try {
       let cursor = '0';
       do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${this.config.queuePrefix}:*`, 'COUNT', 500);
+        const [next, keys] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${this.config.queuePrefix}:*`,
+          'COUNT',
+          500,
+        );
         if (keys.length) await redis.del(...keys);
         cursor = next;
       } while (cursor !== '0');
@@ -76,8 +83,9 @@ export class TestEnv {
 export class TestApi {
   private constructor(readonly app: NestFastifyApplication) {}
 
-  static async start(env: TestEnv): Promise<TestApi> {
-    return new TestApi(await createHttpApp(env.config));
+  /** `workers: false` is `--api-only`: nothing in this process consumes queued jobs. */
+  static async start(env: TestEnv, options: AppOptions = { workers: true }): Promise<TestApi> {
+    return new TestApi(await createHttpApp(env.config, options));
   }
 
   get server() {
@@ -92,7 +100,10 @@ export class TestApi {
     return (await this.app.get(AccountsService).create(name)).id;
   }
 
-  async key(accountId: string, scopes: readonly Scope[] = SCOPES): Promise<{ id: string; key: string }> {
+  async key(
+    accountId: string,
+    scopes: readonly Scope[] = SCOPES,
+  ): Promise<{ id: string; key: string }> {
     return this.app.get(ApiKeysService).create(accountId, 'test key', [...scopes]);
   }
 

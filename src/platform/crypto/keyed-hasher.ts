@@ -8,7 +8,11 @@ export class KeyedHasher {
   constructor(private readonly secret: string) {}
 
   hash(purpose: string, value: string): string {
-    return createHmac('sha256', this.secret).update(purpose).update('\0').update(value).digest('base64url');
+    return createHmac('sha256', this.secret)
+      .update(purpose)
+      .update('\0')
+      .update(value)
+      .digest('base64url');
   }
 
   matches(purpose: string, value: string, expected: string): boolean {

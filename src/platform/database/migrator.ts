@@ -83,7 +83,7 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`Migration ${name} failed: ${(error as Error).message}`);
+        throw new Error(`Migration ${name} failed: ${(error as Error).message}`, { cause: error });
       }
       done.push(name);
     }

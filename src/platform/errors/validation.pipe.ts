@@ -65,13 +65,25 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = parent ? childPath(parent, error.property) : error.property;
     if (error.children?.length) return flatten(error.children, field);
-    const constraints = Object.entries(error.constraints ?? {});
-    // One entry per field: the first constraint that failed says the most.
-    const [name, message] = constraints.find(([key]) => key === REQUIRED) ??
-      constraints[0] ?? ['invalid', `${field} is invalid`];
-    const code = name === REQUIRED ? 'missing' : (DETAIL_CODES[name] ?? 'invalid_value');
+    const failed = Object.entries(error.constraints ?? {}).map(([name, message]) => ({
+      code: name === REQUIRED ? 'missing' : (DETAIL_CODES[name] ?? 'invalid_value'),
+      message,
+    }));
+    // One entry per field: the most basic failure says the most (a number where a string
+    // belongs is a type error, whatever its length).
+    const { code, message } = failed.sort((a, b) => priority(a.code) - priority(b.code))[0] ?? {
+      code: 'invalid_value',
+      message: `${field} is invalid`,
+    };
     return [{ field, code, message }];
   });
+}
+
+const PRIORITY = ['missing', 'unknown_field', 'invalid_type', 'invalid_format'];
+
+function priority(code: string): number {
+  const index = PRIORITY.indexOf(code);
+  return index === -1 ? PRIORITY.length : index;
 }
 
 function childPath(parent: string, property: string): string {

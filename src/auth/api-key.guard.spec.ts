@@ -1,0 +1,65 @@
+import { ExecutionContext } from '@nestjs/common';
+import { InsufficientScopeError, InvalidCredentialError } from '../platform/errors/api-errors';
+import { ApiKeyGuard } from './api-key.guard';
+import { ApiKeysService } from './api-keys.service';
+import { SCOPES } from './scopes';
+
+const KEY = `sk_live_${'a'.repeat(43)}`;
+
+/** A stand-in for the key store: this spec is about the guard's decisions, not PostgreSQL. */
+function guardWith(scopes: readonly string[]) {
+  const keys = {
+    authenticate: (secret: string) =>
+      Promise.resolve(
+        secret === KEY
+          ? {
+              id: 'key',
+              accountId: 'acct',
+              scopes: [...scopes],
+              status: 'active',
+              lastUsedAt: null,
+            }
+          : undefined,
+      ),
+  } as unknown as ApiKeysService;
+  return new ApiKeyGuard(keys);
+}
+
+function context(method: string, url: string, authorization?: string) {
+  const request = { method, routeOptions: { url }, headers: { authorization } } as Record<
+    string,
+    unknown
+  >;
+  const ctx = {
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({ header: () => {} }) }),
+  } as unknown as ExecutionContext;
+  return { ctx, request };
+}
+
+describe('ApiKeyGuard', () => {
+  it('refuses a /v1 route missing from the scope table, even to a key with every scope', async () => {
+    const { ctx } = context('GET', '/v1/not-in-the-table', `Bearer ${KEY}`);
+    await expect(guardWith(SCOPES).canActivate(ctx)).rejects.toBeInstanceOf(InsufficientScopeError);
+  });
+
+  it('authenticates before it checks the scope', async () => {
+    const { ctx } = context('GET', '/v1/not-in-the-table', 'Bearer nope');
+    await expect(guardWith(SCOPES).canActivate(ctx)).rejects.toBeInstanceOf(InvalidCredentialError);
+  });
+
+  it('attaches the caller for a key with the route’s scope', async () => {
+    const { ctx, request } = context('GET', '/v1/subscribers', `bearer ${KEY}`);
+    await expect(guardWith(['subscribers:read']).canActivate(ctx)).resolves.toBe(true);
+    expect(request.principal).toEqual({
+      accountId: 'acct',
+      apiKeyId: 'key',
+      scopes: ['subscribers:read'],
+    });
+  });
+
+  it('leaves routes outside /v1 to their own authentication', async () => {
+    const { ctx, request } = context('GET', '/health');
+    await expect(guardWith([]).canActivate(ctx)).resolves.toBe(true);
+    expect(request.principal).toBeUndefined();
+  });
+});

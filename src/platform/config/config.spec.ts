@@ -1,0 +1,30 @@
+import { ConfigError, loadConfig } from './config';
+
+const base = { HERALD_SECRET: 'x'.repeat(40) };
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig(base);
+    expect(config).toMatchObject({
+      databaseUrl: 'postgresql://postgres@127.0.0.1:5432/herald',
+      redisUrl: 'redis://127.0.0.1:6379',
+      port: 3000,
+      smtpUrl: undefined,
+      publicUrl: 'http://localhost:3000',
+      queuePrefix: 'herald',
+    });
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT/],
+    ['PORT', '70000', /PORT/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL/],
+    ['REDIS_URL', 'not a url', /REDIS_URL/],
+    ['SMTP_URL', 'http://mail', /SMTP_URL/],
+    ['PUBLIC_URL', 'ftp://x', /PUBLIC_URL/],
+    ['QUEUE_PREFIX', 'has spaces', /QUEUE_PREFIX/],
+  ])('stops on a bad %s, naming it', (name, value, message) => {
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(message);
+  });
+});

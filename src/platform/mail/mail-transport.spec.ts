@@ -1,0 +1,93 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SmtpSink } from '../../../test/support/smtp-sink';
+import { HeraldConfig, loadConfig } from '../config/config';
+import { MailDeliveryError, MailTransport, OutgoingMessage } from './mail-transport';
+
+const message = (overrides: Partial<OutgoingMessage> = {}): OutgoingMessage => ({
+  from: 'Acme <news@acme.test>',
+  to: 'ada@example.com',
+  subject: 'Hello',
+  text: 'Hi Ada',
+  html: '<p>Hi Ada</p>',
+  headers: { 'List-Unsubscribe': '<https://herald.test/unsubscribe/t>' },
+  messageId: 'm-1',
+  ...overrides,
+});
+
+function config(env: Record<string, string>): HeraldConfig {
+  return loadConfig({ HERALD_SECRET: 'x'.repeat(40), ...env });
+}
+
+describe('MailTransport over SMTP', () => {
+  let sink: SmtpSink;
+  let transport: MailTransport;
+
+  beforeAll(async () => {
+    sink = await SmtpSink.start();
+    transport = new MailTransport(config({ SMTP_URL: `${sink.url}?maxConnections=2` }));
+  });
+  afterAll(async () => {
+    transport.onModuleDestroy();
+    await sink.close();
+  });
+
+  it('delivers with the Message-ID and extra headers and returns the 250 reply', async () => {
+    const receipt = await transport.send(message());
+    expect(receipt.messageId).toBe('<m-1@acme.test>');
+    expect(receipt.response).toMatch(/^250/);
+    const received = sink.messages.at(-1)!;
+    expect(received.to).toEqual(['ada@example.com']);
+    expect(received.headers['message-id']).toBe('<m-1@acme.test>');
+    expect(received.headers['list-unsubscribe']).toBe('<https://herald.test/unsubscribe/t>');
+    expect(received.body).toContain('Hi Ada');
+  });
+
+  it('reports 4xx as temporary and 5xx as permanent', async () => {
+    sink.verdict = (m) =>
+      m.headers.subject === 'soft'
+        ? { code: 451, message: 'try later' }
+        : { code: 550, message: 'no such user' };
+    try {
+      const soft = await transport.send(message({ subject: 'soft' })).catch((e: unknown) => e);
+      expect(soft).toBeInstanceOf(MailDeliveryError);
+      expect(soft).toMatchObject({ permanent: false, responseCode: 451 });
+      const hard = await transport.send(message({ subject: 'hard' })).catch((e: unknown) => e);
+      expect(hard).toMatchObject({ permanent: true, responseCode: 550 });
+    } finally {
+      sink.verdict = () => undefined;
+    }
+  });
+
+  it('reports a refused connection as temporary', async () => {
+    const closed = new MailTransport(config({ SMTP_URL: 'smtp://127.0.0.1:1' }));
+    try {
+      const error = await closed.send(message()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MailDeliveryError);
+      expect(error).toMatchObject({ permanent: false });
+    } finally {
+      closed.onModuleDestroy();
+    }
+  });
+});
+
+describe('MailTransport without SMTP_URL', () => {
+  it('writes an .eml file per message in the storage key folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'herald-outbox-'));
+    const transport = new MailTransport(config({ OUTBOX_DIR: dir }));
+    try {
+      await transport.send(message({ storageKey: 'sub-1', messageId: 'abc' }));
+      await transport.send(message({ messageId: '../escape' }));
+      const eml = await readFile(join(dir, 'sub-1', 'abc.eml'), 'utf8');
+      expect(eml).toMatch(/^Message-ID: <abc@acme\.test>/m);
+      expect(eml).toMatch(/^List-Unsubscribe: <https:\/\/herald\.test\/unsubscribe\/t>/m);
+      expect(eml).toContain('Hi Ada');
+      await expect(readFile(join(dir, 'misc', '.._escape.eml'), 'utf8')).rejects.toThrow();
+      await expect(readFile(join(dir, 'misc', '__escape.eml'), 'utf8')).resolves.toContain('Hi');
+    } finally {
+      transport.onModuleDestroy();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

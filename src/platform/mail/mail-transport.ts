@@ -1,0 +1,170 @@
+import { Inject, Injectable, Logger, Module, OnModuleDestroy } from '@nestjs/common';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
+import { HeraldConfig } from '../config/config';
+import { CONFIG } from '../config/config.module';
+
+export interface OutgoingMessage {
+  from: string;
+  to: string;
+  subject: string;
+  html?: string | null;
+  text?: string | null;
+  headers?: Record<string, string>;
+  /**
+   * A unique id for this message (e.g. newId()). The Message-ID header becomes
+   * `<messageId@domain of from>`; an id already in angle brackets is used as it is.
+   */
+  messageId: string;
+  /**
+   * Folder key for stored copies (outbox mode): e.g. the subscriber id, so erasing a person
+   * deletes their folder. Messages without one go to `misc`.
+   */
+  storageKey?: string;
+}
+
+export interface DeliveryReceipt {
+  /** The Message-ID header as sent, angle brackets included. */
+  messageId: string;
+  /** The server's final reply (`250 …`), or where the copy was written. */
+  response: string;
+}
+
+/**
+ * Why a message did not go out. `permanent` (an SMTP 5xx) means retrying cannot help: record
+ * it as failed. Anything else (4xx, connection refused or dropped, timeouts) may succeed later.
+ */
+export class MailDeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+    readonly responseCode?: number,
+  ) {
+    super(message);
+    this.name = 'MailDeliveryError';
+  }
+}
+
+/** SMTP pool size when SMTP_URL does not say (`?maxConnections=N`). */
+const DEFAULT_POOL_SIZE = 8;
+
+/**
+ * Where every message leaves Herald. With SMTP_URL: one pooled nodemailer SMTP transport per
+ * process, closed on shutdown. Without it: RFC 5322 `.eml` files built by nodemailer itself,
+ * under `outboxDir/<storageKey or misc>/<messageId>.eml`, so a self-hosted install works
+ * before it has a relay, and erasure can delete a person's copies by folder.
+ */
+@Injectable()
+export class MailTransport implements OnModuleDestroy {
+  private readonly logger = new Logger(MailTransport.name);
+  private readonly smtp: Transporter | undefined;
+  private readonly composer: Transporter | undefined;
+
+  constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {
+    if (config.smtpUrl) {
+      this.smtp = nodemailer.createTransport(smtpPoolOptions(config.smtpUrl));
+    } else {
+      this.composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+    }
+  }
+
+  async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
+    const messageId = messageIdHeader(message.messageId, message.from);
+    const mail: SendMailOptions = {
+      from: message.from,
+      to: message.to,
+      subject: message.subject,
+      html: message.html ?? undefined,
+      text: message.text ?? undefined,
+      headers: message.headers,
+      messageId,
+    };
+    if (this.smtp) return this.sendSmtp(this.smtp, mail, messageId);
+    return this.writeToOutbox(mail, messageId, message);
+  }
+
+  /** The folder holding the stored copies under a storage key (see OutgoingMessage). */
+  storageFolder(storageKey: string | undefined): string {
+    return join(this.config.outboxDir, safeName(storageKey ?? 'misc'));
+  }
+
+  onModuleDestroy(): void {
+    this.smtp?.close();
+    this.composer?.close();
+  }
+
+  private async sendSmtp(
+    smtp: Transporter,
+    mail: SendMailOptions,
+    messageId: string,
+  ): Promise<DeliveryReceipt> {
+    try {
+      const info = (await smtp.sendMail(mail)) as { response?: string };
+      return { messageId, response: info.response ?? '' };
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+
+  private async writeToOutbox(
+    mail: SendMailOptions,
+    messageId: string,
+    message: OutgoingMessage,
+  ): Promise<DeliveryReceipt> {
+    const info = (await this.composer!.sendMail(mail)) as { message: Buffer };
+    const folder = this.storageFolder(message.storageKey);
+    const file = join(folder, `${safeName(message.messageId)}.eml`);
+    await mkdir(folder, { recursive: true });
+    // Write then rename, so a crash never leaves half a message that looks complete.
+    const partial = `${file}.partial`;
+    await writeFile(partial, info.message);
+    await rename(partial, file);
+    this.logger.debug(`stored ${file}`);
+    return { messageId, response: `stored ${file}` };
+  }
+}
+
+function smtpPoolOptions(smtpUrl: string) {
+  const url = new URL(smtpUrl);
+  const poolSize = Number(url.searchParams.get('maxConnections') ?? DEFAULT_POOL_SIZE);
+  return {
+    pool: true as const,
+    host: url.hostname,
+    port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 25,
+    secure: url.protocol === 'smtps:',
+    auth: url.username
+      ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
+      : undefined,
+    maxConnections: Number.isInteger(poolSize) && poolSize > 0 ? poolSize : DEFAULT_POOL_SIZE,
+    // Nodemailer reconnects every 100 messages by default; a campaign sends far more.
+    maxMessages: Infinity,
+  };
+}
+
+/** SMTP 5xx is permanent; 4xx, envelope and connection trouble may pass on a retry. */
+function classify(error: unknown): MailDeliveryError {
+  const details = (error ?? {}) as { message?: string; responseCode?: number; code?: string };
+  const message = details.message ?? String(error);
+  const responseCode = typeof details.responseCode === 'number' ? details.responseCode : undefined;
+  if (responseCode !== undefined) {
+    return new MailDeliveryError(message, responseCode >= 500, responseCode);
+  }
+  // An address nodemailer itself refuses (no valid recipient) will never be accepted.
+  return new MailDeliveryError(message, details.code === 'EENVELOPE');
+}
+
+function messageIdHeader(id: string, from: string): string {
+  if (id.startsWith('<') && id.endsWith('>')) return id;
+  const domain = /@([^\s>@]+)>?\s*$/.exec(from)?.[1] ?? 'herald.invalid';
+  return `<${id}@${domain}>`;
+}
+
+/** File and folder names come from ids, but never trust them to hold no path separators. */
+function safeName(value: string): string {
+  return value.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || '_';
+}
+
+@Module({ providers: [MailTransport], exports: [MailTransport] })
+export class MailModule {}

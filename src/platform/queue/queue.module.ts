@@ -1,0 +1,39 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Global, Module } from '@nestjs/common';
+import { HeraldConfig } from '../config/config';
+import { CONFIG } from '../config/config.module';
+
+/**
+ * Every BullMQ queue Herald uses. A domain module registers the queues it adds jobs to with
+ * `BullModule.registerQueue({ name: QUEUES.x })`; processors live in separate worker modules
+ * that only worker-capable processes (AppModule.worker(), AppModule.api() with workers) load.
+ */
+export const QUEUES = {
+  /** One job per campaign send: streams the audience into the ledger and enqueues deliveries. */
+  campaignFanout: 'campaign-fanout',
+  /** One job per ledger batch of a campaign: renders and sends those recipients. */
+  campaignDelivery: 'campaign-delivery',
+  /** Transactional messages. */
+  transactional: 'transactional',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * BullMQ's root configuration, once per process: the Redis of REDIS_URL, and QUEUE_PREFIX as
+ * the key prefix so several installations (and parallel test files) can share one Redis.
+ */
+@Global()
+@Module({
+  imports: [
+    BullModule.forRootAsync({
+      inject: [CONFIG],
+      useFactory: (config: HeraldConfig) => ({
+        connection: { url: config.redisUrl },
+        prefix: config.queuePrefix,
+      }),
+    }),
+  ],
+  exports: [BullModule],
+})
+export class QueueModule {}

@@ -1,0 +1,175 @@
+import request from 'supertest';
+import { ROUTE_SCOPES, Scope, SCOPES } from '../../src/auth/scopes';
+import { TestApi, TestEnv } from '../support/test-env';
+
+const SOME_ID = '01900000-0000-7000-8000-000000000000';
+
+/** Every /v1 operation the running app serves, as `METHOD /v1/path/:id`, read from OpenAPI. */
+async function servedRoutes(api: TestApi): Promise<string[]> {
+  const doc = await request(api.server).get('/openapi.json').expect(200);
+  const routes: string[] = [];
+  for (const [path, item] of Object.entries(doc.body.paths as Record<string, object>)) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const method of Object.keys(item)) {
+      routes.push(`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`);
+    }
+  }
+  return routes;
+}
+
+function call(api: TestApi, route: string, authorization?: string) {
+  const [method, path] = route.split(' ');
+  const url = path.replace(/:\w+/g, SOME_ID);
+  const req = request(api.server)[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](url);
+  if (authorization !== undefined) void req.set('Authorization', authorization);
+  return req.send({});
+}
+
+describe('API keys and scopes (SPEC §5, CONTRACT §2)', () => {
+  let env: TestEnv;
+  let api: TestApi;
+  let routes: string[];
+  let accountId: string;
+  const bad: Record<string, string | undefined> = {};
+
+  beforeAll(async () => {
+    env = await TestEnv.create();
+    api = await TestApi.start(env);
+    routes = await servedRoutes(api);
+    accountId = await api.account();
+    const revoked = await api.key(accountId);
+    const suspended = await api.key(accountId);
+    await api.prisma.apiKey.update({ where: { id: revoked.id }, data: { status: 'revoked' } });
+    await api.prisma.apiKey.update({ where: { id: suspended.id }, data: { status: 'suspended' } });
+    const live = await api.key(accountId);
+    Object.assign(bad, {
+      missing: undefined,
+      'not bearer': `Basic ${live.key}`,
+      'empty bearer': 'Bearer ',
+      'unknown live key': `Bearer sk_live_${'A'.repeat(43)}`,
+      'test-mode key': `Bearer ${live.key.replace('sk_live_', 'sk_test_')}`,
+      'truncated key': `Bearer ${live.key.slice(0, 50)}`,
+      'key with a changed character': `Bearer ${live.key.slice(0, -1)}${live.key.endsWith('A') ? 'B' : 'A'}`,
+      revoked: `Bearer ${revoked.key}`,
+      suspended: `Bearer ${suspended.key}`,
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await env?.dispose();
+  });
+
+  it('serves only /v1 routes that the scope table names', async () => {
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+    const missing = routes.filter((route) => !(route in ROUTE_SCOPES));
+    expect(missing).toEqual([]);
+  });
+
+  it('issues 51-character sk_live_ keys', async () => {
+    const { key } = await api.key(accountId);
+    expect(key).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
+    expect(key).toHaveLength(51);
+  });
+
+  it('stores only a keyed hash of the secret', async () => {
+    const { id, key } = await api.key(accountId);
+    const [row] = await env.sql<{ secret_hash: string; last_four: string }>(
+      'SELECT secret_hash, last_four FROM api_keys WHERE id = $1',
+      [id],
+    );
+    expect(row.secret_hash).not.toContain(key.slice(8));
+    expect(row.last_four).toBe(key.slice(-4));
+  });
+
+  it.each([
+    'missing',
+    'not bearer',
+    'empty bearer',
+    'unknown live key',
+    'test-mode key',
+    'truncated key',
+    'key with a changed character',
+    'revoked',
+    'suspended',
+  ])('answers 401 invalid_credential on every route: %s', async (kind) => {
+    for (const route of routes) {
+      const response = await call(api, route, bad[kind]);
+      expect({ route, status: response.status, code: response.body.error?.code }).toEqual({
+        route,
+        status: 401,
+        code: 'invalid_credential',
+      });
+      expect(response.body.error.details ?? []).toEqual([]);
+    }
+  });
+
+  it('answers 403 insufficient_scope on every route for a key lacking its scope', async () => {
+    for (const route of routes) {
+      const scope = ROUTE_SCOPES[route];
+      const others = SCOPES.filter((candidate) => candidate !== scope) as Scope[];
+      const { key } = await api.key(accountId, others);
+      const response = await call(api, route, `Bearer ${key}`);
+      expect({ route, status: response.status, code: response.body.error?.code }).toEqual({
+        route,
+        status: 403,
+        code: 'insufficient_scope',
+      });
+    }
+  });
+
+  it('lets a key holding exactly the required scope through on every route', async () => {
+    for (const route of routes) {
+      const { key } = await api.key(accountId, [ROUTE_SCOPES[route]]);
+      const response = await call(api, route, `Bearer ${key}`);
+      expect({ route, status: response.status }).not.toEqual({ route, status: 401 });
+      expect({ route, status: response.status }).not.toEqual({ route, status: 403 });
+    }
+  });
+
+  it('takes effect at once when a key is revoked', async () => {
+    const { id, key } = await api.key(accountId, ['subscribers:read']);
+    await request(api.server)
+      .get('/v1/subscribers')
+      .set('Authorization', `Bearer ${key}`)
+      .expect(200);
+    await api.prisma.apiKey.update({ where: { id }, data: { status: 'revoked' } });
+    await request(api.server)
+      .get('/v1/subscribers')
+      .set('Authorization', `Bearer ${key}`)
+      .expect(401);
+  });
+
+  it('records when a key was last used', async () => {
+    const { id, key } = await api.key(accountId, ['subscribers:read']);
+    await request(api.server)
+      .get('/v1/subscribers')
+      .set('Authorization', `Bearer ${key}`)
+      .expect(200);
+    const [row] = await env.sql<{ last_used_at: Date | null }>(
+      'SELECT last_used_at FROM api_keys WHERE id = $1',
+      [id],
+    );
+    expect(row.last_used_at).toBeInstanceOf(Date);
+  });
+
+  it('keeps one account out of another account’s data', async () => {
+    const other = await api.tenant('Other');
+    const mine = await api.tenant('Mine');
+    const created = await request(api.server)
+      .post('/v1/subscribers')
+      .set('Authorization', mine.auth)
+      .send({ email: 'private@example.com' })
+      .expect(201);
+    await request(api.server)
+      .get(`/v1/subscribers/${created.body.id}`)
+      .set('Authorization', other.auth)
+      .expect(404);
+    await request(api.server)
+      .patch(`/v1/subscribers/${created.body.id}`)
+      .set('Authorization', other.auth)
+      .send({ first_name: 'Mallory' })
+      .expect(404);
+    const list = await request(api.server).get('/v1/subscribers').set('Authorization', other.auth);
+    expect(list.body.data).toEqual([]);
+  });
+});
