@@ -44,14 +44,19 @@ export class ErasureGuard {
       });
     } catch (error) {
       if (!(error instanceof RefusedErasedWrite)) throw error;
-      await this.audit.record(caller.accountId, {
-        action: 'erased_identity.write_refused',
-        apiKeyId: caller.apiKeyId,
-        subjectHash: error.emailHash,
-        metadata: { endpoint },
-      });
-      throw new EmailErasedError();
+      throw await this.refuse(caller, error.emailHash, endpoint);
     }
+  }
+
+  /** Audits a refused named write (hash only) and returns the 409 to throw. */
+  async refuse(caller: Principal, emailHash: string, endpoint: string): Promise<EmailErasedError> {
+    await this.audit.record(caller.accountId, {
+      action: 'erased_identity.write_refused',
+      apiKeyId: caller.apiKeyId,
+      subjectHash: emailHash,
+      metadata: { endpoint },
+    });
+    return new EmailErasedError();
   }
 
   /**

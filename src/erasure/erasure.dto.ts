@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsDefined, IsEmail, MaxLength } from 'class-validator';
+import { IsDefined } from 'class-validator';
+import { EmailAddress } from '../platform/validation/email-address.decorator';
 
 export class EraseIdentityDto {
   @ApiProperty({ format: 'email', example: 'ada@example.com' })
   @IsDefined()
-  @IsEmail({}, { message: 'email must be an email address' })
-  @MaxLength(254)
+  @EmailAddress()
   email!: string;
 }
 

@@ -59,12 +59,12 @@ export class ErasureService {
     return { email_hash: tombstone.emailHash, erased_at: tombstone.erasedAt.toISOString() };
   }
 
-  /** Whether the subscriber with this id was erased (its row is gone, its tombstone kept). */
-  async wasErased(accountId: string, subscriberId: string): Promise<boolean> {
+  /** The tombstone hash of an erased subscriber (its row is gone, the tombstone kept). */
+  async erasedHashOf(accountId: string, subscriberId: string): Promise<string | undefined> {
     const found = await this.prisma.erasedIdentity.findFirst({
       where: { accountId, subscriberId },
       select: { emailHash: true },
     });
-    return found !== null;
+    return found?.emailHash;
   }
 }

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { EmailAddress } from '../platform/validation/email-address.decorator';
 import {
   ArrayMaxSize,
   IsArray,
   IsDefined,
-  IsEmail,
   IsISO8601,
   IsNotEmpty,
   IsObject,
@@ -188,8 +188,7 @@ export class SubscriberProfileDto {
 export class CreateSubscriberDto extends SubscriberProfileDto {
   @ApiProperty({ format: 'email', example: 'ada@example.com' })
   @IsDefined()
-  @IsEmail({}, { message: 'email must be an email address' })
-  @MaxLength(254)
+  @EmailAddress()
   email!: string;
 }
 
@@ -197,7 +196,6 @@ export class CreateSubscriberDto extends SubscriberProfileDto {
 export class UpdateSubscriberDto extends SubscriberProfileDto {
   @ApiPropertyOptional({ format: 'email', example: 'ada@example.com' })
   @ValidateIf(present)
-  @IsEmail({}, { message: 'email must be an email address' })
-  @MaxLength(254)
+  @EmailAddress()
   email?: string;
 }

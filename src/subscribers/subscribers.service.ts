@@ -17,6 +17,8 @@ import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
 import { SubscribersRepository } from './subscribers.repository';
 
+const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
+
 const emailTaken = () =>
   new ValidationFailedError([
     {
@@ -78,7 +80,8 @@ export class SubscribersService {
     const { accountId } = caller;
     const current = isUuid(id) ? await this.subscribers.findById(accountId, id) : null;
     if (!current) {
-      if (isUuid(id) && (await this.erasure.wasErased(accountId, id))) throw new EmailErasedError();
+      const erasedHash = isUuid(id) ? await this.erasure.erasedHashOf(accountId, id) : undefined;
+      if (erasedHash) throw await this.erasureGuard.refuse(caller, erasedHash, PATCH_ENDPOINT);
       throw new NotFoundError('subscriber');
     }
     const columns = toColumns(body, current.importedStats as Prisma.JsonObject);
@@ -86,7 +89,7 @@ export class SubscribersService {
     const updated = await this.erasureGuard.runNamedWrite(
       caller,
       emails,
-      'PATCH /v1/subscribers/{id}',
+      PATCH_ENDPOINT,
       async (tx): Promise<Subscriber> => {
         const changesEmail =
           body.email !== undefined && normalizeEmail(body.email) !== current.emailNormalized;
