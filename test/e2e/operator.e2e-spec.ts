@@ -1,0 +1,153 @@
+import { ChildProcess } from 'node:child_process';
+import request from 'supertest';
+import { createHttpApp } from '../../src/http-app';
+import { cli, freePort, processEnv, startNode, stop, waitForOk } from '../support/processes';
+import { TestEnv } from '../support/test-env';
+
+/** CONTRACT §1 and §3 as an operator meets them: the CLI, `npm start`, /health, /docs. */
+describe('operator CLI and the running server', () => {
+  let env: TestEnv;
+  let server: ChildProcess | undefined;
+  let base: string;
+
+  beforeAll(async () => {
+    env = await TestEnv.create();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = startNode('dist/main.js', [], processEnv(env, { PORT: String(port) }));
+    await waitForOk(`${base}/health`);
+  });
+  afterAll(async () => {
+    await stop(server);
+    await env?.dispose();
+  });
+
+  const v1 = (path: string, key: string) =>
+    fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+
+  it('answers /health with 200 {"status":"ok"}', async () => {
+    const response = await fetch(`${base}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('creates an account and a key that works, then revokes and suspends keys', async () => {
+    const account = await cli(env, ['accounts', 'create', '--name', 'Acme']);
+    expect(account.code).toBe(0);
+    const created = JSON.parse(account.stdout);
+    expect(created).toEqual({ id: expect.any(String), name: 'Acme' });
+    expect(account.stdout.trim().split('\n')).toHaveLength(1);
+
+    const keyRun = await cli(env, [
+      'keys',
+      'create',
+      '--account',
+      created.id,
+      '--name',
+      'ci',
+      '--scopes',
+      'subscribers:read,subscribers:write',
+    ]);
+    expect(keyRun.code).toBe(0);
+    const key = JSON.parse(keyRun.stdout);
+    expect(key).toEqual({
+      id: expect.any(String),
+      name: 'ci',
+      key: expect.stringMatching(/^sk_live_[A-Za-z0-9_-]{43}$/),
+      scopes: ['subscribers:read', 'subscribers:write'],
+    });
+    expect((await v1('/v1/subscribers', key.key)).status).toBe(200);
+    expect((await v1('/v1/templates', key.key)).status).toBe(403);
+
+    const revoked = await cli(env, ['keys', 'revoke', '--id', key.id]);
+    expect(JSON.parse(revoked.stdout)).toEqual({ id: key.id, status: 'revoked' });
+    expect((await v1('/v1/subscribers', key.key)).status).toBe(401);
+
+    const second = JSON.parse(
+      (
+        await cli(env, [
+          'keys',
+          'create',
+          '--account',
+          created.id,
+          '--name',
+          'b',
+          '--scopes',
+          'subscribers:read',
+        ])
+      ).stdout,
+    );
+    const suspended = await cli(env, ['keys', 'suspend', '--id', second.id]);
+    expect(JSON.parse(suspended.stdout)).toEqual({ id: second.id, status: 'suspended' });
+    expect((await v1('/v1/subscribers', second.key)).status).toBe(401);
+  });
+
+  it.each([
+    [['accounts', 'create']],
+    [
+      [
+        'keys',
+        'create',
+        '--account',
+        '01900000-0000-7000-8000-000000000000',
+        '--name',
+        'x',
+        '--scopes',
+        'subscribers:read',
+      ],
+    ],
+    [['keys', 'create', '--account', 'nope', '--name', 'x', '--scopes', 'subscribers:read']],
+    [['keys', 'revoke', '--id', '01900000-0000-7000-8000-000000000000']],
+    [['keys', 'rotate', '--id', 'x']],
+    [['frobnicate']],
+  ])('fails with a message on stderr and nothing on stdout: %j', async (args) => {
+    const result = await cli(env, args);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/error: .+/);
+  });
+
+  it('refuses unknown scopes', async () => {
+    const account = JSON.parse((await cli(env, ['accounts', 'create', '--name', 'Scoped'])).stdout);
+    const result = await cli(env, [
+      'keys',
+      'create',
+      '--account',
+      account.id,
+      '--name',
+      'x',
+      '--scopes',
+      'subscribers:read,everything',
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('everything');
+  });
+
+  it('serves the OpenAPI document with each operation’s scope, and the docs page', async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: { bearer: string[] }[] }>>;
+    };
+    expect(doc.paths['/v1/subscribers'].get.security).toEqual([{ bearer: ['subscribers:read'] }]);
+    expect(doc.paths['/v1/subscribers/{id}'].patch.security).toEqual([
+      { bearer: ['subscribers:write'] },
+    ]);
+    const page = await fetch(`${base}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger');
+  });
+});
+
+describe('/health when Redis is unreachable', () => {
+  it('answers 503', async () => {
+    const env = await TestEnv.create({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const app = await createHttpApp(env.config);
+    try {
+      const response = await request(app.getHttpServer()).get('/health');
+      expect(response.status).toBe(503);
+      expect(response.body).toMatchObject({ status: 'unavailable', database: true, redis: false });
+    } finally {
+      await app.close();
+      await env.dispose();
+    }
+  });
+});

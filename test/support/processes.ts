@@ -1,0 +1,77 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { TestEnv } from './test-env';
+
+const runFile = promisify(execFile);
+export const ROOT = resolve(__dirname, '../..');
+
+/** The environment a Herald process of this TestEnv runs with. */
+export function processEnv(env: TestEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    DATABASE_URL: env.config.databaseUrl,
+    REDIS_URL: env.config.redisUrl,
+    QUEUE_PREFIX: env.config.queuePrefix,
+    HERALD_SECRET: env.config.secret,
+    OUTBOX_DIR: env.config.outboxDir,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** Runs the operator CLI (compiled by `npm run build`, which `npm test` runs first). */
+export async function cli(
+  env: TestEnv,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await runFile('node', ['dist/cli/cli.js', ...args], {
+      cwd: ROOT,
+      env: processEnv(env),
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Polls a URL until it answers 200 or the deadline passes. */
+export async function waitForOk(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(url).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+}
+
+export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn('node', [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+export async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const exited = once(child, 'exit');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
