@@ -1,13 +1,30 @@
 import { ExecutionContext } from '@nestjs/common';
-import { InsufficientScopeError, InvalidCredentialError } from '../platform/errors/api-errors';
+import {
+  InsufficientScopeError,
+  InvalidCredentialError,
+  RateLimitedError,
+} from '../platform/errors/api-errors';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter.service';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeysService } from './api-keys.service';
 import { SCOPES } from './scopes';
 
 const KEY = `sk_live_${'a'.repeat(43)}`;
 
+/** Counts what reaches the limiter; refuses once `allowed` requests have passed. */
+class LimiterStub {
+  counted = 0;
+  constructor(private readonly allowed = Infinity) {}
+  enforce(): Promise<void> {
+    this.counted += 1;
+    return this.counted > this.allowed
+      ? Promise.reject(new RateLimitedError(1))
+      : Promise.resolve();
+  }
+}
+
 /** A stand-in for the key store: this spec is about the guard's decisions, not PostgreSQL. */
-function guardWith(scopes: readonly string[]) {
+function guardWith(scopes: readonly string[], limiter = new LimiterStub()) {
   const keys = {
     authenticate: (secret: string) =>
       Promise.resolve(
@@ -22,7 +39,7 @@ function guardWith(scopes: readonly string[]) {
           : undefined,
       ),
   } as unknown as ApiKeysService;
-  return new ApiKeyGuard(keys);
+  return new ApiKeyGuard(keys, limiter as unknown as RateLimiter);
 }
 
 function context(method: string, url: string, authorization?: string) {
@@ -55,6 +72,26 @@ describe('ApiKeyGuard', () => {
       apiKeyId: 'key',
       scopes: ['subscribers:read'],
     });
+  });
+
+  it('counts only authenticated, authorised requests against the rate limit', async () => {
+    const limiter = new LimiterStub(1);
+    const guard = guardWith(['subscribers:read'], limiter);
+    await expect(
+      guard.canActivate(context('GET', '/v1/subscribers', 'Bearer nope').ctx),
+    ).rejects.toBeInstanceOf(InvalidCredentialError);
+    await expect(
+      guard.canActivate(context('POST', '/v1/subscribers', `Bearer ${KEY}`).ctx),
+    ).rejects.toBeInstanceOf(InsufficientScopeError);
+    expect(limiter.counted).toBe(0);
+
+    await expect(
+      guard.canActivate(context('GET', '/v1/subscribers', `Bearer ${KEY}`).ctx),
+    ).resolves.toBe(true);
+    await expect(
+      guard.canActivate(context('GET', '/v1/subscribers', `Bearer ${KEY}`).ctx),
+    ).rejects.toBeInstanceOf(RateLimitedError);
+    expect(limiter.counted).toBe(2);
   });
 
   it('leaves routes outside /v1 to their own authentication', async () => {

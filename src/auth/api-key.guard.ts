@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InsufficientScopeError, InvalidCredentialError } from '../platform/errors/api-errors';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter.service';
 import { ApiKeysService } from './api-keys.service';
 import { requiredScope } from './scopes';
 
@@ -10,13 +11,17 @@ export const API_PREFIX = '/v1/';
  * The one guard of the public API. Every /v1 route needs a bearer key that is active (else
  * 401) and holds the scope ROUTE_SCOPES names for the route (else 403). A /v1 route missing
  * from that table is refused to every key. Routes outside /v1 (health, docs, unsubscribe
- * links) are not bearer-authenticated.
+ * links) are not bearer-authenticated. Only then is the request counted against the key's
+ * rate limit (429), so a bad key never spends anyone's quota.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   private readonly logger = new Logger(ApiKeyGuard.name);
 
-  constructor(private readonly keys: ApiKeysService) {}
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly rateLimiter: RateLimiter,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
@@ -34,6 +39,8 @@ export class ApiKeyGuard implements CanActivate {
     if (!key.scopes.includes(scope)) throw new InsufficientScopeError(scope);
 
     request.principal = { accountId: key.accountId, apiKeyId: key.id, scopes: key.scopes };
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    await this.rateLimiter.enforce(request.principal, request.method, route, reply);
     return true;
   }
 }

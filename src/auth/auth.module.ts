@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccountsModule } from '../accounts/accounts.module';
+import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
@@ -14,7 +15,7 @@ export class AuthModule {}
 
 /** Registered only by the HTTP API module, so workers and the CLI carry no guard. */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, RateLimitModule],
   providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
 })
 export class ApiAuthModule {}

@@ -13,6 +13,23 @@ export interface HeraldConfig {
   queuePrefix: string;
   secret: string;
   logLevel: string;
+  rateLimits: RateLimitConfig;
+}
+
+/**
+ * Per-API-key request limits, shared by every API process through Redis. Each class allows
+ * `limit` requests per window; on top of that a key may draw on a burst reserve of
+ * `limit * burstFactor` requests, refilled every `burstWindowSeconds`. Accounts may override
+ * the limits (accounts.rate_limit, accounts.send_rate_limit).
+ */
+export interface RateLimitConfig {
+  /** Every /v1 route but the sends: RATE_LIMIT. */
+  general: number;
+  /** POST /v1/transactional/send and POST /v1/campaigns/{id}/send: RATE_LIMIT_SEND. */
+  send: number;
+  windowSeconds: number;
+  burstFactor: number;
+  burstWindowSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -55,7 +72,41 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     queuePrefix,
     secret: env.HERALD_SECRET ?? readOrCreateSecret(resolve('var/secret')),
     logLevel: env.LOG_LEVEL ?? 'info',
+    rateLimits: parseRateLimits(env),
   };
+}
+
+function parseRateLimits(env: Env): RateLimitConfig {
+  const windowSeconds = parseInteger(env, 'RATE_LIMIT_WINDOW_SECONDS', 1, 1, 3600);
+  return {
+    general: parseInteger(env, 'RATE_LIMIT', 100, 1, 1_000_000),
+    send: parseInteger(env, 'RATE_LIMIT_SEND', 10, 1, 1_000_000),
+    windowSeconds,
+    burstFactor: parseInteger(env, 'RATE_LIMIT_BURST_FACTOR', 2, 0, 100),
+    burstWindowSeconds: parseInteger(
+      env,
+      'RATE_LIMIT_BURST_WINDOW_SECONDS',
+      10,
+      windowSeconds,
+      86400,
+    ),
+  };
+}
+
+function parseInteger(
+  env: Env,
+  variable: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = env[variable];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
 }
 
 function parsePort(value: string): number {

@@ -1,0 +1,125 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import {
+  BurstyRateLimiter,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
+import { HeraldConfig, RateLimitConfig } from '../config/config';
+import { CONFIG } from '../config/config.module';
+import { RateLimitedError } from '../errors/api-errors';
+import { RedisService } from '../redis/redis.module';
+import { AccountRateLimitsRepository } from './account-rate-limits.repository';
+import { LimitClass, limitClassOf } from './limit-class';
+
+export interface RateLimitVerdict {
+  allowed: boolean;
+  /** Requests per window for this key and class. */
+  limit: number;
+  /** Left in the current window (the burst reserve is not counted). */
+  remaining: number;
+  /** Seconds until the current window resets. */
+  resetSeconds: number;
+}
+
+interface Limiter {
+  consume(key: string): Promise<RateLimiterRes>;
+}
+
+/** Who is counted: every API key has its own budget, whatever account it belongs to. */
+export interface RateLimitSubject {
+  accountId: string;
+  apiKeyId: string;
+}
+
+/**
+ * Per-API-key rate limits kept in Redis (rate-limiter-flexible), so every API process shares
+ * one count. A fixed window of `limit` requests plus a burst reserve approximates a token
+ * bucket (the library's BurstyRateLimiter). If Redis fails, each process falls back to an
+ * in-memory count of the same size (the library's insurance limiter) rather than failing
+ * requests or letting them through unlimited.
+ */
+@Injectable()
+export class RateLimiter {
+  private readonly settings: RateLimitConfig;
+  private readonly limiters = new Map<string, Limiter>();
+
+  constructor(
+    @Inject(CONFIG) config: HeraldConfig,
+    private readonly redis: RedisService,
+    private readonly accounts: AccountRateLimitsRepository,
+  ) {
+    this.settings = config.rateLimits;
+  }
+
+  /**
+   * Counts one request of an authenticated key. Sets the RateLimit-* headers on the reply
+   * (CONTRACT §4) and throws RateLimitedError (429, Retry-After) when over the limit.
+   */
+  async enforce(
+    subject: RateLimitSubject,
+    method: string,
+    route: string,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const verdict = await this.consume(subject, limitClassOf(method, route));
+    void reply.headers({
+      'RateLimit-Limit': String(verdict.limit),
+      'RateLimit-Remaining': String(verdict.remaining),
+      'RateLimit-Reset': String(verdict.resetSeconds),
+    });
+    if (!verdict.allowed) throw new RateLimitedError(Math.max(1, verdict.resetSeconds));
+  }
+
+  async consume(subject: RateLimitSubject, limitClass: LimitClass): Promise<RateLimitVerdict> {
+    const overrides = await this.accounts.find(subject.accountId);
+    const limit = overrides[limitClass] ?? this.settings[limitClass];
+    const limiter = this.limiterFor(limitClass, limit);
+    try {
+      return verdict(true, limit, await limiter.consume(subject.apiKeyId));
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return verdict(false, limit, rejection);
+      throw rejection;
+    }
+  }
+
+  /** One limiter per class and size, made on first use; counters are shared by key. */
+  private limiterFor(limitClass: LimitClass, limit: number): Limiter {
+    const id = `${limitClass}:${limit}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      limiter = this.build(limitClass, limit);
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  private build(limitClass: LimitClass, limit: number): Limiter {
+    const { windowSeconds, burstFactor, burstWindowSeconds } = this.settings;
+    const window = this.counter(`rl:${limitClass}`, limit, windowSeconds);
+    if (burstFactor === 0) return window;
+    const reserve = this.counter(`rl:${limitClass}:burst`, limit * burstFactor, burstWindowSeconds);
+    return new BurstyRateLimiter(window, reserve);
+  }
+
+  private counter(keyPrefix: string, points: number, duration: number): RateLimiterRedis {
+    return new RateLimiterRedis({
+      // RedisService prefixes every key with QUEUE_PREFIX, scripts included.
+      storeClient: this.redis,
+      keyPrefix,
+      points,
+      duration,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+    });
+  }
+}
+
+function verdict(allowed: boolean, limit: number, res: RateLimiterRes): RateLimitVerdict {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSeconds: Math.ceil(Math.max(0, res.msBeforeNext) / 1000),
+  };
+}
