@@ -1,10 +1,23 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
-/** Who is calling: set by the auth guard on every authenticated /v1 request. */
-export interface Principal {
+/**
+ * Who is calling: a /v1 caller's API key (set by the auth guard on every authenticated /v1
+ * request), or a signed-in dashboard user acting through the same services (src/dashboard).
+ */
+export type Principal = KeyPrincipal | UserPrincipal;
+
+export interface KeyPrincipal {
   accountId: string;
   apiKeyId: string;
+  userId?: undefined;
+  scopes: readonly string[];
+}
+
+export interface UserPrincipal {
+  accountId: string;
+  userId: string;
+  apiKeyId?: undefined;
   scopes: readonly string[];
 }
 
