@@ -9,6 +9,12 @@ export class SegmentResponse {
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
 
+/** A single segment also says how many subscribers match it right now. */
+export class SegmentWithCountResponse extends SegmentResponse {
+  @ApiProperty({ description: 'Subscribers matching the filter now, whatever their status.' })
+  count!: number;
+}
+
 export class SegmentPage {
   @ApiProperty({ type: [SegmentResponse] }) data!: SegmentResponse[];
   @ApiProperty({ type: String, nullable: true }) next_cursor!: string | null;
@@ -22,4 +28,8 @@ export function presentSegment(row: Segment): SegmentResponse {
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
+}
+
+export function presentSegmentWithCount(row: Segment, count: number): SegmentWithCountResponse {
+  return { ...presentSegment(row), count };
 }

@@ -1,31 +1,54 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Caller, Principal } from '../auth/principal';
 import { ListQuery } from '../platform/pagination/page-request';
-import { Paginator } from '../platform/pagination/paginator';
-import { presentSegment, SegmentPage } from './segment.presenter';
-import { SegmentsRepository } from './segments.repository';
+import { CreateSegmentDto, UpdateSegmentDto } from './segment.dto';
+import { SegmentPage, SegmentWithCountResponse } from './segment.presenter';
+import { SegmentsService } from './segments.service';
 
 @ApiTags('segments')
 @ApiBearerAuth()
 @Controller('v1/segments')
 export class SegmentsController {
-  constructor(
-    private readonly segments: SegmentsRepository,
-    private readonly paginator: Paginator,
-  ) {}
+  constructor(private readonly segments: SegmentsService) {}
 
   @Get()
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1..100, default 25' })
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiOkResponse({ type: SegmentPage })
   list(@Caller() caller: Principal, @Query() query: ListQuery) {
-    return this.paginator.page(
-      caller.accountId,
-      'segments',
-      query,
-      (page) => this.segments.listPage(caller.accountId, page),
-      presentSegment,
-    );
+    return this.segments.list(caller, query);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: SegmentWithCountResponse })
+  get(@Caller() caller: Principal, @Param('id') id: string) {
+    return this.segments.get(caller, id);
+  }
+
+  @Post()
+  @ApiCreatedResponse({ type: SegmentWithCountResponse })
+  create(@Caller() caller: Principal, @Body() body: CreateSegmentDto) {
+    return this.segments.create(caller, body);
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: SegmentWithCountResponse })
+  update(@Caller() caller: Principal, @Param('id') id: string, @Body() body: UpdateSegmentDto) {
+    return this.segments.update(caller, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  delete(@Caller() caller: Principal, @Param('id') id: string): Promise<void> {
+    return this.segments.delete(caller, id);
   }
 }

@@ -1,10 +1,15 @@
 import { Module } from '@nestjs/common';
+import { ErasureModule } from '../erasure/erasure.module';
+import { SegmentFilterErasure } from './segment-erasure';
 import { SegmentsController } from './segments.controller';
 import { SegmentsRepository } from './segments.repository';
+import { SegmentsService } from './segments.service';
 
 @Module({
+  // Erasure scrubs emails named in segment filters.
+  imports: [ErasureModule],
   controllers: [SegmentsController],
-  providers: [SegmentsRepository],
-  exports: [SegmentsRepository],
+  providers: [SegmentsRepository, SegmentsService, SegmentFilterErasure],
+  exports: [SegmentsRepository, SegmentsService],
 })
 export class SegmentsModule {}

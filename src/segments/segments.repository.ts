@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { Segment } from '../generated/prisma/client';
+import { Prisma, Segment } from '../generated/prisma/client';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import { SegmentFilter, segmentFilterSql } from './segment-filter';
+
+export interface SegmentColumns {
+  name?: string;
+  filter?: Prisma.InputJsonObject;
+}
+
+export type DeleteOutcome = 'deleted' | 'not_found' | 'in_use';
 
 @Injectable()
 export class SegmentsRepository {
@@ -9,5 +17,43 @@ export class SegmentsRepository {
 
   listPage(accountId: string, page: PageRequest): Promise<Segment[]> {
     return this.prisma.segment.findMany(keysetPage(accountId, page));
+  }
+
+  findById(accountId: string, id: string): Promise<Segment | null> {
+    return this.prisma.segment.findFirst({ where: { accountId, id } });
+  }
+
+  create(accountId: string, id: string, columns: Required<SegmentColumns>): Promise<Segment> {
+    return this.prisma.segment.create({ data: { ...columns, id, accountId } });
+  }
+
+  /** Null when no such segment in this account. */
+  async update(accountId: string, id: string, columns: SegmentColumns): Promise<Segment | null> {
+    const { count } = await this.prisma.segment.updateMany({
+      where: { accountId, id },
+      data: { ...columns, updatedAt: new Date() },
+    });
+    return count === 0 ? null : this.findById(accountId, id);
+  }
+
+  /**
+   * Deleting a segment sets campaign.segment_id to NULL, which would silently widen a
+   * pending campaign to every subscriber; so a segment that a campaign not yet sent uses
+   * is kept. The check and the delete are one statement.
+   */
+  async delete(accountId: string, id: string): Promise<DeleteOutcome> {
+    const { count } = await this.prisma.segment.deleteMany({
+      where: { accountId, id, campaigns: { none: { status: { not: 'sent' } } } },
+    });
+    if (count > 0) return 'deleted';
+    return (await this.findById(accountId, id)) ? 'in_use' : 'not_found';
+  }
+
+  /** Subscribers of the account matching the filter, with the same SQL the campaign fan-out runs. */
+  async countMatching(accountId: string, filter: SegmentFilter): Promise<number> {
+    const [row] = await this.prisma.$queryRaw<{ count: bigint }[]>(Prisma.sql`
+      SELECT count(*) AS count FROM subscribers s
+      WHERE s.account_id = ${accountId}::uuid AND ${segmentFilterSql(filter)}`);
+    return Number(row?.count ?? 0);
   }
 }

@@ -1,31 +1,66 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Caller, Principal } from '../auth/principal';
 import { ListQuery } from '../platform/pagination/page-request';
-import { Paginator } from '../platform/pagination/paginator';
-import { presentTemplate, TemplatePage } from './template.presenter';
-import { TemplatesRepository } from './templates.repository';
+import {
+  CreateTemplateDto,
+  PreviewTemplateDto,
+  RenderedTemplateResponse,
+  UpdateTemplateDto,
+} from './template.dto';
+import { TemplatePage, TemplateResponse } from './template.presenter';
+import { TemplatesService } from './templates.service';
 
 @ApiTags('templates')
 @ApiBearerAuth()
 @Controller('v1/templates')
 export class TemplatesController {
-  constructor(
-    private readonly templates: TemplatesRepository,
-    private readonly paginator: Paginator,
-  ) {}
+  constructor(private readonly templates: TemplatesService) {}
 
   @Get()
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1..100, default 25' })
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiOkResponse({ type: TemplatePage })
   list(@Caller() caller: Principal, @Query() query: ListQuery) {
-    return this.paginator.page(
-      caller.accountId,
-      'templates',
-      query,
-      (page) => this.templates.listPage(caller.accountId, page),
-      presentTemplate,
-    );
+    return this.templates.list(caller, query);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: TemplateResponse })
+  get(@Caller() caller: Principal, @Param('id') id: string) {
+    return this.templates.get(caller, id);
+  }
+
+  @Post()
+  @ApiCreatedResponse({ type: TemplateResponse })
+  create(@Caller() caller: Principal, @Body() body: CreateTemplateDto) {
+    return this.templates.create(caller, body);
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: TemplateResponse })
+  update(@Caller() caller: Principal, @Param('id') id: string, @Body() body: UpdateTemplateDto) {
+    return this.templates.update(caller, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  delete(@Caller() caller: Principal, @Param('id') id: string): Promise<void> {
+    return this.templates.delete(caller, id);
+  }
+
+  @Post(':id/preview')
+  @HttpCode(200)
+  @ApiOkResponse({ type: RenderedTemplateResponse })
+  preview(@Caller() caller: Principal, @Param('id') id: string, @Body() body: PreviewTemplateDto) {
+    return this.templates.preview(caller, id, body);
   }
 }

@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
+import { SubscribersModule } from '../subscribers/subscribers.module';
 import { TemplatesController } from './templates.controller';
 import { TemplatesRepository } from './templates.repository';
+import { TemplatesService } from './templates.service';
 
 @Module({
+  // Preview renders against a real subscriber.
+  imports: [SubscribersModule],
   controllers: [TemplatesController],
-  providers: [TemplatesRepository],
-  exports: [TemplatesRepository],
+  providers: [TemplatesRepository, TemplatesService],
+  exports: [TemplatesRepository, TemplatesService],
 })
 export class TemplatesModule {}

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, Segment } from '../generated/prisma/client';
+import { Principal } from '../auth/principal';
+import { isUuid, newId } from '../platform/crypto/ids';
+import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
+import { ListQuery, Page } from '../platform/pagination/page-request';
+import { Paginator } from '../platform/pagination/paginator';
+import { CreateSegmentDto, UpdateSegmentDto } from './segment.dto';
+import { parseSegmentFilter } from './segment-filter';
+import {
+  presentSegment,
+  presentSegmentWithCount,
+  SegmentResponse,
+  SegmentWithCountResponse,
+} from './segment.presenter';
+import { SegmentsRepository } from './segments.repository';
+
+@Injectable()
+export class SegmentsService {
+  constructor(
+    private readonly segments: SegmentsRepository,
+    private readonly paginator: Paginator,
+  ) {}
+
+  list(caller: Principal, query: ListQuery): Promise<Page<SegmentResponse>> {
+    return this.paginator.page(
+      caller.accountId,
+      'segments',
+      query,
+      (page) => this.segments.listPage(caller.accountId, page),
+      presentSegment,
+    );
+  }
+
+  async get(caller: Principal, id: string): Promise<SegmentWithCountResponse> {
+    const row = isUuid(id) ? await this.segments.findById(caller.accountId, id) : null;
+    if (!row) throw new NotFoundError('segment');
+    return this.withCount(caller.accountId, row);
+  }
+
+  async create(caller: Principal, body: CreateSegmentDto): Promise<SegmentWithCountResponse> {
+    // The filter is stored as the client wrote it, once it has parsed: it is what they read back.
+    parseSegmentFilter(body.filter);
+    const row = await this.segments.create(caller.accountId, newId(), {
+      name: body.name,
+      filter: body.filter as Prisma.InputJsonObject,
+    });
+    return this.withCount(caller.accountId, row);
+  }
+
+  async update(
+    caller: Principal,
+    id: string,
+    body: UpdateSegmentDto,
+  ): Promise<SegmentWithCountResponse> {
+    if (body.filter !== undefined) parseSegmentFilter(body.filter);
+    const row = isUuid(id)
+      ? await this.segments.update(caller.accountId, id, {
+          name: body.name,
+          filter: body.filter as Prisma.InputJsonObject | undefined,
+        })
+      : null;
+    if (!row) throw new NotFoundError('segment');
+    return this.withCount(caller.accountId, row);
+  }
+
+  async delete(caller: Principal, id: string): Promise<void> {
+    const outcome = isUuid(id) ? await this.segments.delete(caller.accountId, id) : 'not_found';
+    if (outcome === 'not_found') throw new NotFoundError('segment');
+    if (outcome === 'in_use') {
+      throw new ConflictError('A campaign that has not been sent yet uses this segment.');
+    }
+  }
+
+  private async withCount(accountId: string, row: Segment): Promise<SegmentWithCountResponse> {
+    const count = await this.segments.countMatching(accountId, parseSegmentFilter(row.filter));
+    return presentSegmentWithCount(row, count);
+  }
+}

@@ -1,0 +1,90 @@
+import Handlebars from 'handlebars';
+
+export type RenderFn = (variables: Record<string, unknown>) => string;
+
+/**
+ * Handlebars for untrusted templates. A private environment (helpers registered elsewhere
+ * in the process never reach it) with only the built-in block helpers and `lookup`:
+ * `log` would write to our logs on every send, and partials and decorators are not part
+ * of Herald's template language. The runtime's prototype-access guards stay at their
+ * defaults, so `{{constructor}}` and friends render empty.
+ */
+const handlebars = Handlebars.create();
+handlebars.unregisterHelper('log');
+
+const COMPILE_OPTIONS = {
+  // Unknown helpers fail here, at save time, not at send time for each recipient.
+  knownHelpersOnly: true,
+  knownHelpers: { log: false },
+  // A missing variable renders empty rather than failing the send.
+  strict: false,
+} as const;
+
+/** The block helpers whose runtime throws when not given exactly one argument. */
+const ONE_ARGUMENT_HELPERS = new Set(['if', 'unless', 'with', 'each']);
+
+/**
+ * Compiles one template field eagerly. Throws an Error whose message is Handlebars' own
+ * (parser, compiler) or names the unsupported construct.
+ */
+export function compileSource(source: string, escapeHtml: boolean): RenderFn {
+  new SupportedSyntax().accept(handlebars.parse(source));
+  const template = handlebars.compile<Record<string, unknown>>(source, {
+    ...COMPILE_OPTIONS,
+    noEscape: !escapeHtml,
+  });
+  // Handlebars compiles lazily on the first call; one render over no data forces it now.
+  template({});
+  return (variables) => template(variables);
+}
+
+/**
+ * Rejects what would otherwise only fail while sending, when the branch holding it is
+ * taken: partials, decorators, and built-in helpers called with the wrong arity.
+ */
+class SupportedSyntax extends Handlebars.Visitor {
+  override PartialStatement(node: hbs.AST.PartialStatement): void {
+    throw syntaxError('Partials ({{> name}}) are not supported', node);
+  }
+
+  override PartialBlockStatement(node: hbs.AST.PartialBlockStatement): void {
+    throw syntaxError('Partials ({{#> name}}) are not supported', node);
+  }
+
+  override Decorator(node: hbs.AST.Decorator): void {
+    throw syntaxError('Decorators are not supported', node);
+  }
+
+  override DecoratorBlock(node: hbs.AST.DecoratorBlock): void {
+    throw syntaxError('Decorators are not supported', node);
+  }
+
+  override BlockStatement(node: hbs.AST.BlockStatement): void {
+    checkArity(node);
+    super.BlockStatement(node);
+  }
+
+  override MustacheStatement(node: hbs.AST.MustacheStatement): void {
+    checkArity(node);
+    super.MustacheStatement(node);
+  }
+
+  override SubExpression(node: hbs.AST.SubExpression): void {
+    checkArity(node);
+    super.SubExpression(node);
+  }
+}
+
+function checkArity(
+  node: hbs.AST.MustacheStatement | hbs.AST.BlockStatement | hbs.AST.SubExpression,
+) {
+  const name =
+    node.path.type === 'PathExpression' ? (node.path as hbs.AST.PathExpression).original : '';
+  if (ONE_ARGUMENT_HELPERS.has(name) && node.params.length !== 1) {
+    throw syntaxError(`#${name} requires exactly one argument`, node);
+  }
+}
+
+function syntaxError(message: string, node: hbs.AST.Node): Error {
+  return new Error(`${message} - ${node.loc.start.line}:${node.loc.start.column}`);
+}

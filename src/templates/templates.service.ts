@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { Template } from '../generated/prisma/client';
+import { Principal } from '../auth/principal';
+import { isUuid, newId } from '../platform/crypto/ids';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
+import { ListQuery, Page } from '../platform/pagination/page-request';
+import { Paginator } from '../platform/pagination/paginator';
+import { SubscribersRepository } from '../subscribers/subscribers.repository';
+import {
+  CreateTemplateDto,
+  PreviewTemplateDto,
+  RenderedTemplateResponse,
+  UpdateTemplateDto,
+} from './template.dto';
+import { presentTemplate, TemplateResponse } from './template.presenter';
+import { compileMessage, MessageContent, subscriberVariables } from './template-renderer';
+import { TemplatesRepository } from './templates.repository';
+
+@Injectable()
+export class TemplatesService {
+  constructor(
+    private readonly templates: TemplatesRepository,
+    private readonly subscribers: SubscribersRepository,
+    private readonly paginator: Paginator,
+  ) {}
+
+  list(caller: Principal, query: ListQuery): Promise<Page<TemplateResponse>> {
+    return this.paginator.page(
+      caller.accountId,
+      'templates',
+      query,
+      (page) => this.templates.listPage(caller.accountId, page),
+      presentTemplate,
+    );
+  }
+
+  async get(caller: Principal, id: string): Promise<TemplateResponse> {
+    return presentTemplate(await this.find(caller.accountId, id));
+  }
+
+  async create(caller: Principal, body: CreateTemplateDto): Promise<TemplateResponse> {
+    const content = checkedContent({
+      subject: body.subject,
+      html: body.html ?? null,
+      text: body.text ?? null,
+    });
+    const row = await this.templates.create(caller.accountId, newId(), {
+      name: body.name,
+      ...content,
+    });
+    return presentTemplate(row);
+  }
+
+  async update(caller: Principal, id: string, body: UpdateTemplateDto): Promise<TemplateResponse> {
+    const row = isUuid(id)
+      ? await this.templates.update(caller.accountId, id, (current) => ({
+          name: body.name,
+          ...checkedContent({
+            subject: body.subject ?? current.subject,
+            html: body.html === undefined ? current.html : body.html,
+            text: body.text === undefined ? current.text : body.text,
+          }),
+        }))
+      : null;
+    if (!row) throw new NotFoundError('template');
+    return presentTemplate(row);
+  }
+
+  async delete(caller: Principal, id: string): Promise<void> {
+    const outcome = isUuid(id) ? await this.templates.delete(caller.accountId, id) : 'not_found';
+    if (outcome === 'not_found') throw new NotFoundError('template');
+    if (outcome === 'in_use') {
+      throw new ConflictError('A campaign that has not been sent yet uses this template.');
+    }
+  }
+
+  /** Renders with sample data, a real subscriber, or both (the sample data wins). */
+  async preview(
+    caller: Principal,
+    id: string,
+    body: PreviewTemplateDto,
+  ): Promise<RenderedTemplateResponse> {
+    const template = await this.find(caller.accountId, id);
+    const variables = body.subscriber_id
+      ? subscriberVariables(await this.subscriber(caller.accountId, body.subscriber_id))
+      : {};
+    return compileMessage(template).render({ ...variables, ...body.data });
+  }
+
+  private async find(accountId: string, id: string): Promise<Template> {
+    const row = isUuid(id) ? await this.templates.findById(accountId, id) : null;
+    if (!row) throw new NotFoundError('template');
+    return row;
+  }
+
+  /** A missing subscriber is a bad field of the request, not a missing template: 422. */
+  private async subscriber(accountId: string, id: string) {
+    const row = await this.subscribers.findById(accountId, id);
+    if (row) return row;
+    throw new ValidationFailedError([
+      { field: 'subscriber_id', code: 'not_found', message: 'No such subscriber in this account.' },
+    ]);
+  }
+}
+
+/**
+ * Empty bodies count as absent; at least one body must remain, and every field must
+ * compile (422 with one `invalid_template` detail per field that does not).
+ */
+function checkedContent(content: MessageContent): MessageContent {
+  const html = content.html === '' ? null : content.html;
+  const text = content.text === '' ? null : content.text;
+  if (html === null && text === null) {
+    const message = 'A template needs html, text or both.';
+    throw new ValidationFailedError([
+      { field: 'html', code: 'html_or_text_required', message },
+      { field: 'text', code: 'html_or_text_required', message },
+    ]);
+  }
+  const checked = { subject: content.subject, html, text };
+  compileMessage(checked);
+  return checked;
+}
