@@ -25,6 +25,14 @@ export async function createHttpApp(
   adapter.getInstance().addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // RFC 8058 one-click unsubscribes may arrive as multipart/form-data, which Fastify would
+  // refuse with 415 (Nest already parses urlencoded forms). Kept as text: nothing reads it,
+  // and a /v1 DTO still refuses a body that is not a JSON object.
+  adapter
+    .getInstance()
+    .addContentTypeParser('multipart/form-data', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, body),
+    );
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.api(config, options),
     adapter,

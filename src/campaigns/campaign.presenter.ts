@@ -1,6 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Campaign } from '../generated/prisma/client';
 
+export class CampaignProgress {
+  @ApiProperty({ description: 'Eligible recipients snapshotted so far.' }) recipients!: number;
+  @ApiProperty({ description: 'Delivered plus failed.' }) sent!: number;
+  @ApiProperty() delivered!: number;
+  @ApiProperty() failed!: number;
+  @ApiProperty({ description: 'Unsubscribed, bounced or erased audience members left out.' })
+  skipped!: number;
+  @ApiProperty({ description: '0..100; 100 once the campaign is sent.' }) percent!: number;
+}
+
 export class CampaignResponse {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
@@ -8,7 +18,10 @@ export class CampaignResponse {
   @ApiProperty() from!: string;
   @ApiProperty({ nullable: true }) template_id!: string | null;
   @ApiProperty({ nullable: true }) segment_id!: string | null;
-  @ApiProperty({ enum: ['draft', 'sending', 'sent', 'failed', 'cancelled'] }) status!: string;
+  @ApiProperty({ nullable: true }) html!: string | null;
+  @ApiProperty({ nullable: true }) text!: string | null;
+  @ApiProperty({ enum: ['draft', 'sending', 'sent'] }) status!: string;
+  @ApiProperty({ type: CampaignProgress }) progress!: CampaignProgress;
   @ApiProperty({ format: 'date-time', nullable: true }) started_at!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true }) finished_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
@@ -20,6 +33,43 @@ export class CampaignPage {
   @ApiProperty({ type: String, nullable: true }) next_cursor!: string | null;
 }
 
+export class SendAcceptedResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: ['sending'] }) status!: 'sending';
+}
+
+export class CampaignStatsResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty() status!: string;
+  @ApiProperty({ description: 'Eligible recipients (audience minus everyone skipped).' })
+  recipients!: number;
+  @ApiProperty({ description: 'Messages handed to SMTP with a final answer: delivered + failed.' })
+  sent!: number;
+  @ApiProperty({ description: 'Accepted by the SMTP server (250).' }) delivered!: number;
+  @ApiProperty({ description: 'Refused for good (5xx, or 4xx until retries ran out).' })
+  failed!: number;
+  @ApiProperty() skipped_erased!: number;
+  @ApiProperty() skipped_unsubscribed!: number;
+  @ApiProperty() skipped_bounced!: number;
+  @ApiProperty({ description: 'Recipients who opened (tracking pixel), counted once each.' })
+  opens!: number;
+  @ApiProperty({ description: 'Recipients who clicked a tracked link, counted once each.' })
+  clicks!: number;
+  @ApiProperty({ description: 'Hard bounces (SMTP 5xx) of this campaign.' }) bounces!: number;
+  @ApiProperty({ description: 'Recipients not yet sent (pending or in flight).' })
+  outstanding!: number;
+  @ApiProperty({ description: '0..100' }) percent!: number;
+  @ApiProperty({ format: 'date-time', nullable: true }) started_at!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) finished_at!: string | null;
+}
+
+function percent(row: Campaign): number {
+  if (row.status === 'sent') return 100;
+  const done = row.deliveredCount + row.failedCount;
+  if (row.recipientCount === 0) return 0;
+  return Math.min(100, Math.floor((done * 1000) / row.recipientCount) / 10);
+}
+
 export function presentCampaign(row: Campaign): CampaignResponse {
   return {
     id: row.id,
@@ -28,10 +78,41 @@ export function presentCampaign(row: Campaign): CampaignResponse {
     from: row.fromAddress,
     template_id: row.templateId,
     segment_id: row.segmentId,
+    html: row.html,
+    text: row.text,
     status: row.status,
+    progress: {
+      recipients: row.recipientCount,
+      sent: row.deliveredCount + row.failedCount,
+      delivered: row.deliveredCount,
+      failed: row.failedCount,
+      skipped: row.skippedErasedCount + row.skippedUnsubscribedCount + row.skippedBouncedCount,
+      percent: percent(row),
+    },
     started_at: row.startedAt?.toISOString() ?? null,
     finished_at: row.finishedAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function presentCampaignStats(row: Campaign, outstanding: number): CampaignStatsResponse {
+  return {
+    id: row.id,
+    status: row.status,
+    recipients: row.recipientCount,
+    sent: row.deliveredCount + row.failedCount,
+    delivered: row.deliveredCount,
+    failed: row.failedCount,
+    skipped_erased: row.skippedErasedCount,
+    skipped_unsubscribed: row.skippedUnsubscribedCount,
+    skipped_bounced: row.skippedBouncedCount,
+    opens: row.openCount,
+    clicks: row.clickCount,
+    bounces: row.bounceCount,
+    outstanding,
+    percent: percent(row),
+    started_at: row.startedAt?.toISOString() ?? null,
+    finished_at: row.finishedAt?.toISOString() ?? null,
   };
 }

@@ -1,31 +1,76 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Caller, Principal } from '../auth/principal';
 import { ListQuery } from '../platform/pagination/page-request';
-import { Paginator } from '../platform/pagination/paginator';
-import { presentCampaign, CampaignPage } from './campaign.presenter';
-import { CampaignsRepository } from './campaigns.repository';
+import { CreateCampaignDto, UpdateCampaignDto } from './campaign.dto';
+import {
+  CampaignPage,
+  CampaignResponse,
+  CampaignStatsResponse,
+  SendAcceptedResponse,
+} from './campaign.presenter';
+import { CampaignsService } from './campaigns.service';
 
 @ApiTags('campaigns')
 @ApiBearerAuth()
 @Controller('v1/campaigns')
 export class CampaignsController {
-  constructor(
-    private readonly campaigns: CampaignsRepository,
-    private readonly paginator: Paginator,
-  ) {}
+  constructor(private readonly campaigns: CampaignsService) {}
 
   @Get()
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1..100, default 25' })
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiOkResponse({ type: CampaignPage })
   list(@Caller() caller: Principal, @Query() query: ListQuery) {
-    return this.paginator.page(
-      caller.accountId,
-      'campaigns',
-      query,
-      (page) => this.campaigns.listPage(caller.accountId, page),
-      presentCampaign,
-    );
+    return this.campaigns.list(caller, query);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: CampaignResponse })
+  get(@Caller() caller: Principal, @Param('id') id: string) {
+    return this.campaigns.get(caller, id);
+  }
+
+  @Post()
+  @ApiCreatedResponse({ type: CampaignResponse })
+  create(@Caller() caller: Principal, @Body() body: CreateCampaignDto) {
+    return this.campaigns.create(caller, body);
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: CampaignResponse, description: 'Drafts only; otherwise 409.' })
+  update(@Caller() caller: Principal, @Param('id') id: string, @Body() body: UpdateCampaignDto) {
+    return this.campaigns.update(caller, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Drafts only; otherwise 409.' })
+  async delete(@Caller() caller: Principal, @Param('id') id: string): Promise<void> {
+    await this.campaigns.delete(caller, id);
+  }
+
+  @Post(':id/send')
+  @HttpCode(202)
+  @ApiAcceptedResponse({
+    type: SendAcceptedResponse,
+    description: 'Exactly one call wins; every other and every later call gets 409.',
+  })
+  send(@Caller() caller: Principal, @Param('id') id: string) {
+    return this.campaigns.send(caller, id);
+  }
+
+  @Get(':id/stats')
+  @ApiOkResponse({ type: CampaignStatsResponse })
+  stats(@Caller() caller: Principal, @Param('id') id: string) {
+    return this.campaigns.stats(caller, id);
   }
 }

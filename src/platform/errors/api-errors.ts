@@ -90,3 +90,17 @@ function describe(details: ErrorDetail[]): string {
   const fields = [...new Set(details.map((detail) => detail.field))];
   return `The request failed validation on ${fields.join(', ')}.`;
 }
+
+/** A campaign send was repeated after the campaign left draft (SPEC §4: the only 409 there). */
+export class CampaignAlreadySentError extends ConflictError {
+  constructor() {
+    super('This campaign has already started sending.');
+  }
+}
+
+/** A change to a campaign that is no longer a draft (sending or sent campaigns are frozen). */
+export class CampaignNotDraftError extends ConflictError {
+  constructor() {
+    super('Only a draft campaign can be changed or deleted.');
+  }
+}

@@ -1,0 +1,78 @@
+import { BullModule, InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Module } from '@nestjs/common';
+import { JobsOptions, Queue } from 'bullmq';
+import { QUEUES } from '../platform/queue/queue.module';
+
+/** Jobs carry ids only: never an address or any other personal data. */
+export interface FanoutJob {
+  accountId: string;
+  campaignId: string;
+}
+
+export interface DeliveryJob {
+  accountId: string;
+  campaignId: string;
+  batch: number;
+}
+
+/** How many times a delivery batch is tried when recipients get 4xx answers, and how slowly. */
+export const DELIVERY_ATTEMPTS = 6;
+export const DELIVERY_BACKOFF_MS = 1000;
+
+/**
+ * Job ids make enqueuing idempotent: BullMQ ignores an add whose id exists. Finished jobs are
+ * removed, so after a lost Redis or a crashed fan-out the same job can be added again; the
+ * ledger, not the queue, decides who still gets mail.
+ */
+const FANOUT_OPTIONS: JobsOptions = {
+  attempts: 20,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: true,
+  removeOnFail: true,
+};
+const DELIVERY_OPTIONS: JobsOptions = {
+  attempts: DELIVERY_ATTEMPTS,
+  backoff: { type: 'exponential', delay: DELIVERY_BACKOFF_MS },
+  removeOnComplete: true,
+  removeOnFail: true,
+};
+
+export const fanoutJobId = (campaignId: string) => campaignId;
+export const deliveryJobId = (campaignId: string, batch: number) => `${campaignId}-${batch}`;
+
+@Injectable()
+export class CampaignSendQueue {
+  constructor(
+    @InjectQueue(QUEUES.campaignFanout) private readonly fanout: Queue<FanoutJob>,
+    @InjectQueue(QUEUES.campaignDelivery) private readonly delivery: Queue<DeliveryJob>,
+  ) {}
+
+  async enqueueFanout(accountId: string, campaignId: string): Promise<void> {
+    await this.fanout.add(
+      'fanout',
+      { accountId, campaignId },
+      { ...FANOUT_OPTIONS, jobId: fanoutJobId(campaignId) },
+    );
+  }
+
+  async enqueueDeliveries(accountId: string, campaignId: string, batches: number[]) {
+    if (batches.length === 0) return;
+    await this.delivery.addBulk(
+      batches.map((batch) => ({
+        name: 'deliver',
+        data: { accountId, campaignId, batch },
+        opts: { ...DELIVERY_OPTIONS, jobId: deliveryJobId(campaignId, batch) },
+      })),
+    );
+  }
+}
+
+/** The campaign queues and their producer: for the API (send) and the workers (fan-out). */
+@Module({
+  imports: [
+    BullModule.registerQueue({ name: QUEUES.campaignFanout }, { name: QUEUES.campaignDelivery }),
+  ],
+  providers: [CampaignSendQueue],
+  exports: [CampaignSendQueue, BullModule],
+})
+export class CampaignQueuesModule {}

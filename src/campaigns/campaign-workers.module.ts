@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { MailModule } from '../platform/mail/mail-transport';
+import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
+import { CampaignFanoutProcessor } from './campaign-fanout.processor';
+import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { CampaignMessageBuilder } from './campaign-message';
+import { CampaignQueuesModule } from './campaign-send-queue';
+import { CampaignWatchdog } from './campaign-watchdog';
+import { RecipientTokens } from './recipient-token';
+
+/**
+ * The send pipeline's workers: fan-out, delivery and the watchdog. Loaded only by processes
+ * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
+ */
+@Module({
+  imports: [CampaignQueuesModule, MailModule],
+  providers: [
+    CampaignLedgerRepository,
+    CampaignMessageBuilder,
+    RecipientTokens,
+    CampaignFanoutProcessor,
+    CampaignDeliveryProcessor,
+    CampaignWatchdog,
+  ],
+})
+export class CampaignWorkersModule {}

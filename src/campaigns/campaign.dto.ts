@@ -1,0 +1,116 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  IsDefined,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
+
+/** `Name <addr@domain>` or a bare `addr@domain`; no line breaks, so no header injection. */
+const FROM_ADDRESS =
+  /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)$/;
+const MAX_BODY = 512 * 1024;
+const present = (_: object, value: unknown) => value !== undefined;
+
+export class CreateCampaignDto {
+  @ApiProperty({ example: 'November newsletter' })
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  name!: string;
+
+  @ApiProperty({ example: 'News for {{first_name}}', description: 'Handlebars merge fields.' })
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @Matches(/^[^\r\n]*$/, { message: 'subject must be one line' })
+  @MaxLength(998)
+  subject!: string;
+
+  @ApiProperty({ example: 'Acme <news@acme.example>' })
+  @IsDefined()
+  @IsString()
+  @Matches(FROM_ADDRESS, { message: 'from must be an address, optionally with a display name' })
+  @MaxLength(320)
+  from!: string;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Or html and/or text.' })
+  @IsOptional()
+  @IsUUID('all', { message: 'template_id must be a template id' })
+  template_id?: string | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Handlebars HTML body, without template_id.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_BODY)
+  html?: string | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Handlebars text body, without template_id.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_BODY)
+  text?: string | null;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Absent: every subscriber.' })
+  @IsOptional()
+  @IsUUID('all', { message: 'segment_id must be a segment id' })
+  segment_id?: string | null;
+}
+
+/** PATCH (drafts only): any field of the create body; `null` clears an optional one. */
+export class UpdateCampaignDto {
+  @ApiPropertyOptional()
+  @ValidateIf(present)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  name?: string;
+
+  @ApiPropertyOptional()
+  @ValidateIf(present)
+  @IsString()
+  @IsNotEmpty()
+  @Matches(/^[^\r\n]*$/, { message: 'subject must be one line' })
+  @MaxLength(998)
+  subject?: string;
+
+  @ApiPropertyOptional()
+  @ValidateIf(present)
+  @IsString()
+  @Matches(FROM_ADDRESS, { message: 'from must be an address, optionally with a display name' })
+  @MaxLength(320)
+  from?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true })
+  @IsOptional()
+  @IsUUID('all', { message: 'template_id must be a template id' })
+  template_id?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_BODY)
+  html?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_BODY)
+  text?: string | null;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true })
+  @IsOptional()
+  @IsUUID('all', { message: 'segment_id must be a segment id' })
+  segment_id?: string | null;
+}

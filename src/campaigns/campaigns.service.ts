@@ -1,0 +1,192 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Campaign } from '../generated/prisma/client';
+import { Principal } from '../auth/principal';
+import { isUuid, newId } from '../platform/crypto/ids';
+import {
+  CampaignAlreadySentError,
+  CampaignNotDraftError,
+  ErrorDetail,
+  NotFoundError,
+  ValidationFailedError,
+} from '../platform/errors/api-errors';
+import { ListQuery, Page } from '../platform/pagination/page-request';
+import { Paginator } from '../platform/pagination/paginator';
+import { SegmentsRepository } from '../segments/segments.repository';
+import { compileMessage } from '../templates/template-renderer';
+import { TemplatesRepository } from '../templates/templates.repository';
+import { CreateCampaignDto, UpdateCampaignDto } from './campaign.dto';
+import {
+  CampaignResponse,
+  CampaignStatsResponse,
+  presentCampaign,
+  presentCampaignStats,
+  SendAcceptedResponse,
+} from './campaign.presenter';
+import { CampaignSendQueue } from './campaign-send-queue';
+import { CampaignColumns, CampaignsRepository } from './campaigns.repository';
+
+@Injectable()
+export class CampaignsService {
+  private readonly logger = new Logger(CampaignsService.name);
+
+  constructor(
+    private readonly campaigns: CampaignsRepository,
+    private readonly templates: TemplatesRepository,
+    private readonly segments: SegmentsRepository,
+    private readonly queue: CampaignSendQueue,
+    private readonly paginator: Paginator,
+  ) {}
+
+  list(caller: Principal, query: ListQuery): Promise<Page<CampaignResponse>> {
+    return this.paginator.page(
+      caller.accountId,
+      'campaigns',
+      query,
+      (page) => this.campaigns.listPage(caller.accountId, page),
+      presentCampaign,
+    );
+  }
+
+  async get(caller: Principal, id: string): Promise<CampaignResponse> {
+    return presentCampaign(await this.find(caller.accountId, id));
+  }
+
+  async create(caller: Principal, body: CreateCampaignDto): Promise<CampaignResponse> {
+    const columns: CampaignColumns = {
+      name: body.name,
+      subject: body.subject,
+      fromAddress: body.from,
+      templateId: body.template_id ?? null,
+      segmentId: body.segment_id ?? null,
+      html: body.html ?? null,
+      text: body.text ?? null,
+    };
+    await this.validate(caller.accountId, columns);
+    return presentCampaign(await this.campaigns.create(caller.accountId, newId(), columns));
+  }
+
+  async update(caller: Principal, id: string, body: UpdateCampaignDto): Promise<CampaignResponse> {
+    const current = await this.find(caller.accountId, id);
+    if (current.status !== 'draft') throw new CampaignNotDraftError();
+    const changes: Partial<CampaignColumns> = {};
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.subject !== undefined) changes.subject = body.subject;
+    if (body.from !== undefined) changes.fromAddress = body.from;
+    if (body.template_id !== undefined) changes.templateId = body.template_id;
+    if (body.segment_id !== undefined) changes.segmentId = body.segment_id;
+    if (body.html !== undefined) changes.html = body.html;
+    if (body.text !== undefined) changes.text = body.text;
+    // Choosing a template replaces inline content, and inline content replaces a template,
+    // so a client can switch between the two with one PATCH.
+    if (changes.templateId && body.html === undefined && body.text === undefined) {
+      changes.html = null;
+      changes.text = null;
+    }
+    if ((changes.html || changes.text) && body.template_id === undefined) {
+      changes.templateId = null;
+    }
+    await this.validate(caller.accountId, { ...columnsOf(current), ...changes });
+    const updated = await this.campaigns.updateDraft(caller.accountId, id, changes);
+    if (!updated) throw new CampaignNotDraftError();
+    return presentCampaign(updated);
+  }
+
+  async delete(caller: Principal, id: string): Promise<void> {
+    const current = await this.find(caller.accountId, id);
+    if (current.status !== 'draft') throw new CampaignNotDraftError();
+    if (!(await this.campaigns.deleteDraft(caller.accountId, id))) {
+      throw new CampaignNotDraftError();
+    }
+  }
+
+  /**
+   * Starts the send. The conditional UPDATE in startSending lets exactly one of any number of
+   * concurrent calls through; everyone else gets 409. The fan-out job is enqueued after the
+   * commit; if that enqueue fails the send is still accepted (PostgreSQL holds it) and the
+   * workers' watchdog starts it.
+   */
+  async send(caller: Principal, id: string): Promise<SendAcceptedResponse> {
+    const { accountId } = caller;
+    const current = await this.find(accountId, id);
+    if (current.status !== 'draft') throw new CampaignAlreadySentError();
+    await this.validate(accountId, columnsOf(current));
+    if (!(await this.campaigns.startSending(accountId, id))) {
+      await this.find(accountId, id); // deleted meanwhile → 404
+      throw new CampaignAlreadySentError();
+    }
+    try {
+      await this.queue.enqueueFanout(accountId, id);
+    } catch (error) {
+      this.logger.error(
+        `campaign ${id}: enqueue failed, the watchdog will start it: ${String(error)}`,
+      );
+    }
+    return { id, status: 'sending' };
+  }
+
+  async stats(caller: Principal, id: string): Promise<CampaignStatsResponse> {
+    const campaign = await this.find(caller.accountId, id);
+    const outstanding =
+      campaign.status === 'sending' ? await this.campaigns.outstanding(caller.accountId, id) : 0;
+    return presentCampaignStats(campaign, outstanding);
+  }
+
+  private async find(accountId: string, id: string): Promise<Campaign> {
+    const campaign = isUuid(id) ? await this.campaigns.findById(accountId, id) : null;
+    if (!campaign) throw new NotFoundError('campaign');
+    return campaign;
+  }
+
+  /**
+   * A campaign needs content from exactly one source (a template, or html and/or text),
+   * ids that exist in this account, and merge fields that compile.
+   */
+  private async validate(accountId: string, columns: CampaignColumns): Promise<void> {
+    const details: ErrorDetail[] = [];
+    const inline = columns.html != null || columns.text != null;
+    let content: { html: string | null; text: string | null } | undefined;
+    if (columns.templateId && inline) {
+      details.push({
+        field: 'template_id',
+        code: 'conflict',
+        message: 'Give either template_id or html/text, not both.',
+      });
+    } else if (columns.templateId) {
+      const template = await this.templates.findById(accountId, columns.templateId);
+      if (template) content = { html: template.html, text: template.text };
+      else details.push({ field: 'template_id', code: 'not_found', message: 'No such template.' });
+    } else if (inline) {
+      content = { html: columns.html ?? null, text: columns.text ?? null };
+    } else {
+      details.push({
+        field: 'template_id',
+        code: 'required',
+        message: 'A campaign needs a template_id, or html and/or text.',
+      });
+    }
+    if (columns.segmentId && !(await this.segments.findById(accountId, columns.segmentId))) {
+      details.push({ field: 'segment_id', code: 'not_found', message: 'No such segment.' });
+    }
+    if (content) {
+      try {
+        compileMessage({ subject: columns.subject, ...content });
+      } catch (error) {
+        if (!(error instanceof ValidationFailedError)) throw error;
+        details.push(...error.details);
+      }
+    }
+    if (details.length > 0) throw new ValidationFailedError(details);
+  }
+}
+
+function columnsOf(campaign: Campaign): CampaignColumns {
+  return {
+    name: campaign.name,
+    subject: campaign.subject,
+    fromAddress: campaign.fromAddress,
+    templateId: campaign.templateId,
+    segmentId: campaign.segmentId,
+    html: campaign.html,
+    text: campaign.text,
+  };
+}
