@@ -3,6 +3,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuditModule } from './audit/audit-log';
 import { ApiAuthModule, AuthModule } from './auth/auth.module';
+import { CampaignWorkersModule } from './campaigns/campaign-workers.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { HeraldConfig } from './platform/config/config';
@@ -51,7 +52,7 @@ export class AppModule {
    * consume jobs (`--api-only`, the CLI) simply leaves them out.
    */
   private static workers(): NonNullable<ModuleMetadata['imports']> {
-    return [];
+    return [CampaignWorkersModule];
   }
 
   /** The HTTP API; with `workers` (the default, `npm start`) it also runs the processors. */
