@@ -8,19 +8,26 @@ import { CompiledMessage, compileMessage } from '../templates/template-renderer'
 import { CampaignLedgerRepository, NOT_MAILABLE, Outcome } from './campaign-ledger.repository';
 import { CampaignMessageBuilder } from './campaign-message';
 import { DeliveryJob } from './campaign-send-queue';
+import { OutcomeRecorder } from './outcome-recorder';
 
-/** Recipients claimed, sent and recorded together: the unit of the bulk statistics writes. */
+/** Recipients claimed by one conditional UPDATE. */
 export const DELIVERY_CHUNK = 50;
-/** Delivery jobs one worker process runs at once; with the chunk, keeps the SMTP pool busy. */
+/** Messages one job keeps in flight (the pool queues beyond its connections). */
+export const DELIVERY_WINDOW = 100;
+/** Delivery jobs one worker process runs at once. */
 export const DELIVERY_CONCURRENCY = 4;
+/** Outcomes are written in bulk: at most this many at once, at most this long after a 250. */
+export const RECORD_BATCH = 50;
+export const RECORD_DELAY_MS = 20;
 const RECORD_ATTEMPTS = 6;
 
 /**
  * Delivers one batch of a campaign: claims pending ledger rows a chunk at a time (pending →
  * sending, a conditional UPDATE, so no two workers send to one row), renders each message
  * with the template compiled once per job, sends through the pooled transport, and records
- * the chunk's outcomes in bulk. SMTP 4xx answers leave the recipient for a retry of the job
- * with backoff; 5xx fails it and marks the subscriber bounced.
+ * outcomes in small bulk writes as they arrive (ledger, subscriber statistics, campaign
+ * counters). SMTP 4xx answers leave the recipient for a retry of the job with backoff; 5xx
+ * fails it and marks the subscriber bounced.
  */
 @Processor(QUEUES.campaignDelivery, {
   concurrency: DELIVERY_CONCURRENCY,
@@ -54,16 +61,41 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     });
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const deferred: string[] = [];
+    const recorder = new OutcomeRecorder(
+      (outcomes) => this.recordWithRetry(accountId, campaignId, outcomes),
+      { maxBatch: RECORD_BATCH, maxDelayMs: RECORD_DELAY_MS },
+    );
+    const inFlight = new Set<Promise<void>>();
+    let exhausted = false;
 
-    for (;;) {
-      const claimed = await this.ledger.claim(accountId, campaignId, batch, DELIVERY_CHUNK);
-      if (claimed.length === 0) break;
-      const outcomes = await this.deliverChunk(campaign, compiled, claimed, lastAttempt);
-      await this.recordWithRetry(accountId, campaignId, outcomes);
-      for (const outcome of outcomes) {
-        if (outcome.kind === 'deferred') deferred.push(outcome.subscriberId);
+    // Keep the window full: claim the next chunk as soon as there is room for it, and write
+    // every outcome as soon as it is known, not when the whole chunk is done.
+    while (!recorder.failed) {
+      if (!exhausted && inFlight.size + DELIVERY_CHUNK <= DELIVERY_WINDOW) {
+        const claimed = await this.ledger.claim(accountId, campaignId, batch, DELIVERY_CHUNK);
+        if (claimed.length < DELIVERY_CHUNK) exhausted = true;
+        const subscribers = await this.subscribersById(accountId, claimed);
+        for (const subscriberId of claimed) {
+          const delivery = this.deliverOne(
+            campaign,
+            compiled,
+            subscriberId,
+            subscribers.get(subscriberId),
+            lastAttempt,
+          ).then((outcome) => {
+            if (outcome.kind === 'deferred') deferred.push(outcome.subscriberId);
+            recorder.add(outcome);
+          });
+          inFlight.add(delivery);
+          void delivery.finally(() => inFlight.delete(delivery));
+        }
+        continue;
       }
+      if (inFlight.size === 0) break;
+      await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
+    await recorder.close();
 
     if (deferred.length > 0) {
       await this.ledger.releaseDeferred(accountId, campaignId, deferred);
@@ -74,26 +106,10 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     await this.ledger.completeIfFinished(accountId, campaignId);
   }
 
-  private async deliverChunk(
-    campaign: Campaign,
-    compiled: CompiledMessage,
-    claimed: string[],
-    lastAttempt: boolean,
-  ): Promise<Outcome[]> {
-    const subscribers = new Map(
-      (await this.ledger.subscribers(campaign.accountId, claimed)).map((s) => [s.id, s]),
-    );
-    return Promise.all(
-      claimed.map((subscriberId) =>
-        this.deliverOne(
-          campaign,
-          compiled,
-          subscriberId,
-          subscribers.get(subscriberId),
-          lastAttempt,
-        ),
-      ),
-    );
+  private async subscribersById(accountId: string, ids: string[]) {
+    if (ids.length === 0) return new Map<string, Subscriber>();
+    const rows = await this.ledger.subscribers(accountId, ids);
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   private async deliverOne(

@@ -26,6 +26,15 @@ export class SmtpSink {
   readonly messages: ReceivedMessage[] = [];
   /** Decides each message's reply; the default accepts everything. */
   verdict: (message: ReceivedMessage) => SinkVerdict = () => undefined;
+  /**
+   * Once this many messages were accepted, new transactions hang at MAIL FROM (never
+   * answered) until `holdAfter` is raised: a way to freeze a sender mid-campaign at a point
+   * where nothing is half-transmitted, e.g. to kill it there.
+   */
+  holdAfter = Infinity;
+  /** Transactions currently hanging at MAIL FROM. */
+  held = 0;
+  private releases: (() => void)[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private readonly server: SMTPServer;
@@ -37,6 +46,17 @@ export class SmtpSink {
       disabledCommands: ['AUTH', 'STARTTLS'],
       logger: false,
       size: 10 * 1024 * 1024,
+      onMailFrom: (_address, _session, callback) => {
+        if (this.messages.length < this.holdAfter) {
+          callback();
+          return;
+        }
+        this.held++;
+        this.releases.push(() => {
+          this.held--;
+          callback();
+        });
+      },
       onData: (stream: SMTPServerDataStream, session: SMTPServerSession, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -86,7 +106,16 @@ export class SmtpSink {
     });
   }
 
+  /** Lets held transactions continue (their clients may be long gone). */
+  release(): void {
+    this.holdAfter = Infinity;
+    const releases = this.releases;
+    this.releases = [];
+    for (const release of releases) release();
+  }
+
   async close(): Promise<void> {
+    this.release();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
