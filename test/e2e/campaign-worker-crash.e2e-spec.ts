@@ -32,8 +32,8 @@ describe('a worker killed mid-campaign', () => {
       env: processEnv(env, { SMTP_URL: sink.url, PUBLIC_URL: 'https://herald.test' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
     workers.push(child);
     return child;
   };
