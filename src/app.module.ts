@@ -5,6 +5,8 @@ import { AuditModule } from './audit/audit-log';
 import { ApiAuthModule, AuthModule } from './auth/auth.module';
 import { CampaignWorkersModule } from './campaigns/campaign-workers.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
+import { DashboardModule } from './dashboard/dashboard.module';
+import { PeopleModule } from './dashboard/people/people.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
@@ -69,6 +71,7 @@ export class AppModule {
         SegmentsModule,
         TemplatesModule,
         CampaignsModule,
+        DashboardModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -82,6 +85,9 @@ export class AppModule {
   }
 
   static cli(config?: HeraldConfig): DynamicModule {
-    return { module: AppModule, imports: [...AppModule.core(config), AccountsModule, AuthModule] };
+    return {
+      module: AppModule,
+      imports: [...AppModule.core(config), AccountsModule, AuthModule, PeopleModule],
+    };
   }
 }

@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import { AccountsService } from '../accounts/accounts.service';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { AppModule } from '../app.module';
+import { presentUser, UsersService } from '../dashboard/people/users.service';
 import { loadConfig } from '../platform/config/config';
+import { ApiError } from '../platform/errors/api-errors';
 
 /**
  * The operator CLI (CONTRACT §3). Each command prints exactly one JSON object on stdout and
@@ -14,7 +16,8 @@ const USAGE = `usage:
   cli accounts create --name NAME
   cli keys create --account ACCOUNT_ID --name NAME --scopes scope1,scope2
   cli keys revoke --id KEY_ID
-  cli keys suspend --id KEY_ID`;
+  cli keys suspend --id KEY_ID
+  cli users create --account ACCOUNT_ID --email EMAIL --password PASSWORD`;
 
 class UsageError extends Error {}
 
@@ -27,6 +30,8 @@ async function run(argv: string[]): Promise<object> {
       account: { type: 'string' },
       scopes: { type: 'string' },
       id: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
     },
   });
   const command = positionals.join(' ');
@@ -59,6 +64,17 @@ async function run(argv: string[]): Promise<object> {
           throw new Error(`No key with id ${id}.`);
         }
         return { id, status };
+      }
+      case 'users create': {
+        // A dashboard user for an existing account; they sign in with this email and password.
+        const user = await app
+          .get(UsersService)
+          .createForAccount(required('account'), required('email'), required('password'))
+          .catch((error: unknown) => {
+            if (!(error instanceof ApiError) || error.details.length === 0) throw error;
+            throw new Error(error.details.map((d) => `${d.field}: ${d.message}`).join('; '));
+          });
+        return presentUser(user);
       }
       default:
         throw new UsageError(`unknown command "${command}"`);

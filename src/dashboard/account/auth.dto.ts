@@ -1,0 +1,36 @@
+import { IsDefined, IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+
+export class SignUpDto {
+  @IsDefined()
+  @IsString()
+  @MinLength(1, { message: 'Give your organisation a name.' })
+  @MaxLength(200)
+  account_name!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @IsDefined()
+  @IsEmail({}, { message: 'email must be an email address' })
+  @MaxLength(254)
+  email!: string;
+
+  /** Length rules live in UsersService, shared with the operator CLI. */
+  @IsDefined()
+  @IsString()
+  password!: string;
+}
+
+export class SignInDto {
+  @IsDefined()
+  @IsString()
+  @MaxLength(254)
+  email!: string;
+
+  @IsDefined()
+  @IsString()
+  @MaxLength(1024)
+  password!: string;
+}

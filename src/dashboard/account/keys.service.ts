@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { AuditLog } from '../../audit/audit-log';
+import { redact } from '../../auth/api-key-secret';
+import { ApiKeysService, KeyCreationError } from '../../auth/api-keys.service';
+import { isUuid } from '../../platform/crypto/ids';
+import { NotFoundError, ValidationFailedError } from '../../platform/errors/api-errors';
+import { DashboardUser } from '../sessions/signed-in';
+import { DashboardKeysRepository } from './keys.repository';
+
+export interface KeyView {
+  id: string;
+  name: string;
+  /** `sk_live_…` and the last four characters: all the dashboard shows after creation. */
+  redacted: string;
+  scopes: string[];
+  status: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+type KeyRow = Awaited<ReturnType<DashboardKeysRepository['list']>>[number];
+
+function present(row: KeyRow): KeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    redacted: redact(row.lastFour),
+    scopes: row.scopes,
+    status: row.status,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+/** Account > API Keys (SPEC §5.3–5.4): the only place besides the operator CLI that issues keys. */
+@Injectable()
+export class DashboardKeysService {
+  constructor(
+    private readonly keys: DashboardKeysRepository,
+    private readonly issuer: ApiKeysService,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async list(user: DashboardUser): Promise<{ data: KeyView[] }> {
+    return { data: (await this.keys.list(user.accountId)).map(present) };
+  }
+
+  /** The new key with its secret: the one time the secret leaves the server. */
+  async create(
+    user: DashboardUser,
+    name: string,
+    scopes: string[],
+  ): Promise<KeyView & { secret: string }> {
+    let created;
+    try {
+      created = await this.issuer.create(user.accountId, name, scopes);
+    } catch (error) {
+      if (!(error instanceof KeyCreationError)) throw error;
+      throw new ValidationFailedError([
+        { field: 'name', code: 'invalid_value', message: error.message },
+      ]);
+    }
+    await this.audit.record(user.accountId, {
+      action: 'api_key.created',
+      metadata: { user_id: user.userId, key_id: created.id, scopes: created.scopes.join(' ') },
+    });
+    const row = await this.keys.find(user.accountId, created.id);
+    if (!row) throw new NotFoundError('API key');
+    return { ...present(row), secret: created.key };
+  }
+
+  async revoke(user: DashboardUser, id: string): Promise<KeyView> {
+    const row = isUuid(id) ? await this.keys.find(user.accountId, id) : null;
+    if (!row) throw new NotFoundError('API key');
+    if (row.status !== 'revoked') {
+      await this.issuer.setStatus(id, 'revoked');
+      await this.audit.record(user.accountId, {
+        action: 'api_key.revoked',
+        metadata: { user_id: user.userId, key_id: id },
+      });
+    }
+    return present({ ...row, status: 'revoked' });
+  }
+}

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../../generated/prisma/client';
+import { AccountsRepository } from '../../accounts/accounts.repository';
+import { isUuid, newId } from '../../platform/crypto/ids';
+import { normalizeEmail } from '../../platform/crypto/keyed-hasher';
+import { ErrorDetail, ValidationFailedError } from '../../platform/errors/api-errors';
+import {
+  hashPassword,
+  PASSWORD_MAX_BYTES,
+  PASSWORD_MIN_LENGTH,
+  verifyPassword,
+} from './password-hasher';
+import { UserRow, UsersRepository } from './users.repository';
+
+export interface SignUp {
+  accountName: string;
+  name?: string;
+  email: string;
+  password: string;
+}
+
+export interface PublicUser {
+  id: string;
+  account_id: string;
+  email: string;
+  name: string | null;
+  role: string;
+}
+
+export function presentUser(user: Omit<UserRow, 'passwordHash'>): PublicUser {
+  return {
+    id: user.id,
+    account_id: user.accountId,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+  };
+}
+
+const emailTaken = (): ErrorDetail => ({
+  field: 'email',
+  code: 'already_exists',
+  message: 'Someone already signs in with this email.',
+});
+
+/** Dashboard people: sign-up, password checks, and users created by the operator CLI. */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly accounts: AccountsRepository,
+  ) {}
+
+  /** Creates an account and its owner. */
+  async signUp(input: SignUp): Promise<UserRow> {
+    checkPassword(input.password);
+    const emailNormalized = normalizeEmail(input.email);
+    if (await this.users.emailTaken(emailNormalized))
+      throw new ValidationFailedError([emailTaken()]);
+    const passwordHash = await hashPassword(input.password);
+    return uniqueEmail(() =>
+      this.users.createAccountWithOwner(
+        { id: newId(), name: input.accountName.trim() },
+        {
+          id: newId(),
+          email: input.email.trim(),
+          emailNormalized,
+          name: input.name?.trim() || undefined,
+          passwordHash,
+        },
+      ),
+    );
+  }
+
+  /** A further user of an existing account (operator CLI). */
+  async createForAccount(accountId: string, email: string, password: string): Promise<UserRow> {
+    if (!isUuid(accountId) || !(await this.accounts.exists(accountId))) {
+      throw new ValidationFailedError([
+        { field: 'account', code: 'not_found', message: `No account with id ${accountId}.` },
+      ]);
+    }
+    if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) {
+      throw new ValidationFailedError([
+        { field: 'email', code: 'invalid_format', message: 'email must be an email address' },
+      ]);
+    }
+    checkPassword(password);
+    const emailNormalized = normalizeEmail(email);
+    if (await this.users.emailTaken(emailNormalized))
+      throw new ValidationFailedError([emailTaken()]);
+    const passwordHash = await hashPassword(password);
+    return uniqueEmail(() =>
+      this.users.create(accountId, {
+        id: newId(),
+        email: email.trim(),
+        emailNormalized,
+        passwordHash,
+      }),
+    );
+  }
+
+  async accountOf(user: UserRow): Promise<{ id: string; name: string }> {
+    return { id: user.accountId, name: await this.users.accountName(user.accountId) };
+  }
+
+  /** The user whose email and password these are, or undefined; same cost either way. */
+  async authenticate(email: string, password: string): Promise<UserRow | undefined> {
+    const user = await this.users.findByEmail(normalizeEmail(email));
+    const ok = await verifyPassword(password, user?.passwordHash);
+    if (!ok || !user) return undefined;
+    await this.users.recordSignIn(user.accountId, user.id, new Date());
+    return user;
+  }
+}
+
+function checkPassword(password: string): void {
+  const problem =
+    password.length < PASSWORD_MIN_LENGTH
+      ? { code: 'too_short', message: `Use at least ${PASSWORD_MIN_LENGTH} characters.` }
+      : Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES
+        ? { code: 'too_long', message: `Use at most ${PASSWORD_MAX_BYTES} bytes.` }
+        : undefined;
+  if (problem) throw new ValidationFailedError([{ field: 'password', ...problem }]);
+}
+
+/** Two sign-ups with one email at once: the unique index decides, the loser gets a 422. */
+async function uniqueEmail<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+      throw new ValidationFailedError([emailTaken()]);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { KeyedHasher, normalizeEmail } from '../../platform/crypto/keyed-hasher';
+import { RateLimitedError } from '../../platform/errors/api-errors';
+import { RedisService } from '../../platform/redis/redis.module';
+
+/** Failed sign-ins allowed per email and IP address in a window, and per IP address alone. */
+export const FAILURES_PER_EMAIL_AND_IP = 5;
+export const FAILURES_PER_IP = 50;
+export const SIGN_UPS_PER_IP = 10;
+const WINDOW_SECONDS = 15 * 60;
+
+/**
+ * Slows password guessing, counted in Redis so every API process shares the count: a few
+ * failures per email and address (one person mistyping), many more per address (a guesser
+ * spraying emails). A success clears the email+address count. Keys hold a keyed hash of the
+ * email, never the email itself.
+ */
+@Injectable()
+export class LoginThrottle {
+  private readonly perEmailAndIp: RateLimiterRedis;
+  private readonly perIp: RateLimiterRedis;
+  private readonly signUps: RateLimiterRedis;
+
+  constructor(
+    redis: RedisService,
+    private readonly hasher: KeyedHasher,
+  ) {
+    // RedisService already prefixes every key with QUEUE_PREFIX.
+    const limiter = (keyPrefix: string, points: number) =>
+      new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration: WINDOW_SECONDS });
+    this.perEmailAndIp = limiter('dashboard-signin-email-ip', FAILURES_PER_EMAIL_AND_IP);
+    this.perIp = limiter('dashboard-signin-ip', FAILURES_PER_IP);
+    this.signUps = limiter('dashboard-signup-ip', SIGN_UPS_PER_IP);
+  }
+
+  /**
+   * Counts a sign-in attempt before the password is checked, and refuses it (429) once either
+   * count is spent. Counting first, atomically in Redis, means parallel guesses cannot slip
+   * past the limit between a check and a later increment.
+   */
+  async beginSignIn(email: string, ip: string): Promise<void> {
+    await consume(this.perIp, ip);
+    await consume(this.perEmailAndIp, this.pairKey(email, ip));
+  }
+
+  /** A success wipes the email+address count and gives back the address's point. */
+  async recordSuccess(email: string, ip: string): Promise<void> {
+    await Promise.all([this.perEmailAndIp.delete(this.pairKey(email, ip)), this.perIp.reward(ip)]);
+  }
+
+  countSignUp(ip: string): Promise<void> {
+    return consume(this.signUps, ip);
+  }
+
+  private pairKey(email: string, ip: string): string {
+    return this.hasher.hash('dashboard-signin-throttle', `${normalizeEmail(email)}\0${ip}`);
+  }
+}
+
+/** The library rejects with a RateLimiterRes when the points are spent, with an Error on failure. */
+async function consume(limiter: RateLimiterRedis, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    throw new RateLimitedError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+  }
+}
