@@ -1,0 +1,197 @@
+// The baseline of `npm run bench:api-list`: GET /v1/subscribers on bare Fastify + pg, doing
+// the same work per request as Herald and nothing more. It deliberately shares no code with
+// src/ so that it measures the cost of the work itself, not of Herald's layers; run.ts checks
+// that both servers answer byte-for-byte the same JSON before it measures anything.
+//
+// Per request, like Herald: parse the bearer, check the live-key format, HMAC-SHA256 the key
+// (KeyedHasher, purpose "api-key"), look it up by hash, refuse non-active keys, touch
+// last_used_at at most once a minute, check the subscribers:read scope, parse limit and
+// cursor (signed per account and list), run the keyset query for limit + 1 rows, present
+// rows as SPEC §2 subscribers and sign next_cursor. No caching.
+//
+// Env: DATABASE_URL, HERALD_SECRET, PORT. Listens on 127.0.0.1 only.
+
+import Fastify, { FastifyReply } from 'fastify';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Pool } from 'pg';
+
+const secret = process.env.HERALD_SECRET ?? '';
+const port = Number(process.env.PORT ?? '0');
+// Herald's PrismaPg adapter uses a pool of 10; the same here so neither has more connections.
+const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+
+const LIVE_KEY = /^sk_live_[A-Za-z0-9_-]{43}$/;
+const BEARER = /^Bearer +(\S+) *$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TOUCH_INTERVAL_MS = 60_000;
+
+const hmac = (purpose: string, value: string) =>
+  createHmac('sha256', secret).update(purpose).update('\0').update(value).digest('base64url');
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  scopes: string[];
+  status: string;
+  last_used_at: Date | null;
+}
+
+type Row = Record<string, unknown> & { id: string; created_at: Date; updated_at: Date };
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function authenticate(header: string | undefined): Promise<KeyRow> {
+  const token = header ? BEARER.exec(header)?.[1] : undefined;
+  if (!token || !LIVE_KEY.test(token)) throw unauthorized();
+  const { rows } = await pool.query<KeyRow>(
+    'SELECT id, account_id, scopes, status, last_used_at FROM api_keys WHERE secret_hash = $1',
+    [hmac('api-key', token)],
+  );
+  const key = rows[0];
+  if (key?.status !== 'active') throw unauthorized();
+  const now = new Date();
+  if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() >= TOUCH_INTERVAL_MS) {
+    await pool.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2::uuid', [now, key.id]);
+  }
+  if (!key.scopes.includes('subscribers:read')) {
+    throw new HttpError(403, 'insufficient_scope', 'This key lacks the subscribers:read scope.');
+  }
+  return key;
+}
+
+const unauthorized = () =>
+  new HttpError(
+    401,
+    'invalid_credential',
+    'The API key is missing, invalid, revoked or suspended.',
+  );
+const badRequest = (message: string) => new HttpError(400, 'invalid_request', message);
+
+function parseLimit(raw: unknown): number {
+  if (raw === undefined) return 25;
+  const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (!Number.isFinite(value)) throw badRequest('limit must be a number.');
+  return Math.min(100, Math.max(1, Math.trunc(value)));
+}
+
+/** Cursor = base64url(last id) + "." + HMAC under purpose "cursor:<list>:<account>". */
+function decodeCursor(accountId: string, raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  const invalid = badRequest('The cursor is invalid or was issued for another list.');
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > 512) throw invalid;
+  const [payload, signature, ...rest] = raw.split('.');
+  if (rest.length || payload === undefined || signature === undefined) throw invalid;
+  const actual = Buffer.from(hmac(`cursor:subscribers:${accountId}`, payload));
+  const wanted = Buffer.from(signature);
+  if (actual.length !== wanted.length || !timingSafeEqual(actual, wanted)) throw invalid;
+  const lastId = Buffer.from(payload, 'base64url').toString('utf8');
+  if (!UUID.test(lastId)) throw invalid;
+  return lastId;
+}
+
+const encodeCursor = (accountId: string, lastId: string) => {
+  const payload = Buffer.from(lastId, 'utf8').toString('base64url');
+  return `${payload}.${hmac(`cursor:subscribers:${accountId}`, payload)}`;
+};
+
+const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : null);
+
+/** Same fields, order and types as Herald's presentSubscriber (int8 arrives as a string). */
+function present(row: Row) {
+  return {
+    id: row.id,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    phone: row.phone,
+    address1: row.address1,
+    address2: row.address2,
+    city: row.city,
+    state: row.state,
+    zip: row.zip,
+    country_code: row.country_code,
+    birthdate: iso(row.birthdate),
+    gender: row.gender,
+    income_level: row.income_level,
+    membership_status: row.membership_status,
+    status: row.status,
+    timezone: row.timezone,
+    interests: row.interests,
+    tags: row.tags,
+    custom_fields: row.custom_fields,
+    social_media: row.social_media,
+    statistics: {
+      sent: row.stat_sent,
+      delivered: row.stat_delivered,
+      opens: row.stat_opens,
+      clicks: row.stat_clicks,
+      hard_bounces: row.stat_hard_bounces,
+      soft_bounces: row.stat_soft_bounces,
+      revenue_cents: Number(row.stat_revenue_cents),
+      last_sent_at: iso(row.last_sent_at),
+      last_open_at: iso(row.last_open_at),
+      last_click_at: iso(row.last_click_at),
+    },
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const app = Fastify({ logger: false });
+
+app.get('/health', (_request, reply) => reply.send({ status: 'ok' }));
+
+app.get<{ Querystring: { limit?: string; cursor?: string } }>(
+  '/v1/subscribers',
+  async (request, reply) => {
+    try {
+      const key = await authenticate(request.headers.authorization);
+      const accountId = key.account_id;
+      const limit = parseLimit(request.query.limit);
+      const afterId = decodeCursor(accountId, request.query.cursor);
+      // Ask for one row more than the limit to learn whether another page exists.
+      const { rows } = afterId
+        ? await pool.query<Row>(
+            'SELECT * FROM subscribers WHERE account_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
+            [accountId, afterId, limit + 1],
+          )
+        : await pool.query<Row>(
+            'SELECT * FROM subscribers WHERE account_id = $1 ORDER BY id DESC LIMIT $2',
+            [accountId, limit + 1],
+          );
+      const pageRows = rows.slice(0, limit);
+      const last = pageRows.at(-1);
+      return {
+        data: pageRows.map(present),
+        next_cursor: rows.length > limit && last ? encodeCursor(accountId, last.id) : null,
+      };
+    } catch (error) {
+      return sendError(reply, error);
+    }
+  },
+);
+
+function sendError(reply: FastifyReply, error: unknown) {
+  const known = error instanceof HttpError;
+  if (!known) console.error(error);
+  const status = known ? error.status : 500;
+  const code = known ? error.code : 'internal_error';
+  const message = known ? error.message : 'Something went wrong on our side.';
+  return reply.status(status).send({ error: { code, message, details: [] } });
+}
+
+// run.ts talks to us over IPC: leave when it goes away, so a killed run leaves no server behind.
+process.on('disconnect', () => process.exit(0));
+
+app.listen({ host: '127.0.0.1', port }).catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

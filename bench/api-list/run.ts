@@ -1,0 +1,358 @@
+// `npm run bench:api-list` (issue 2): GET /v1/subscribers?limit=25 over 10,000 subscribers,
+// Herald against a bare Fastify + pg server doing the same work (baseline-server.ts), in the
+// same run on the same data. Prints req/s, p50 and p99 for each and Herald/baseline for req/s
+// (target: at least 0.6), plus each server process's CPU time per request. The baseline does
+// what the endpoint needs (auth, scope, keyset query, presenting); Herald also runs its rate
+// limiter, request ids and Nest's pipeline, which is exactly the overhead being measured.
+//
+// Steps: build → throwaway database herald_bench_<random> → migrate → account + key through
+// the operator CLI → seed → start both servers as child processes on free loopback ports →
+// check they answer the same JSON → warm up → measure in ABBA order → table → clean up.
+// Clean-up (servers, database, Redis keys) also runs on failure and on Ctrl-C.
+//
+// Env (optional): BENCH_SECONDS (10) per measured run, BENCH_CONNECTIONS (10),
+// BENCH_SUBSCRIBERS (10000), PG_SERVER (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
+
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { newId } from '../../src/platform/crypto/ids';
+
+const ROOT = resolve(__dirname, '../..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
+const WARMUP_SECONDS = 5;
+const PG_SERVER = process.env.PG_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PATH = '/v1/subscribers?limit=25';
+
+const suffix = randomBytes(5).toString('hex');
+const database = `herald_bench_${suffix}`;
+const env = {
+  ...process.env,
+  DATABASE_URL: `${PG_SERVER}/${database}`,
+  REDIS_URL,
+  QUEUE_PREFIX: `herald-bench-${suffix}`,
+  // The CLI hashes the key with this secret and Herald checks it with it: same value for both.
+  HERALD_SECRET: randomBytes(32).toString('base64url'),
+  LOG_LEVEL: 'warn',
+  // Herald limits each key to 100 req/s by default. The limiter still runs (its Redis round
+  // trip is part of Herald's cost); the ceiling is only raised so that it never answers 429.
+  RATE_LIMIT: '1000000',
+};
+
+// ---- clean-up: runs once, on success, failure or a signal -------------------------------
+
+const children = new Set<ChildProcess>();
+let databaseCreated = false;
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all([...children].map(stop));
+    if (databaseCreated) {
+      await withClient(`${PG_SERVER}/postgres`, (db) =>
+        db.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`),
+      ).catch((error: unknown) => console.error(`could not drop ${database}:`, error));
+    }
+    await deleteRedisKeys(`${env.QUEUE_PREFIX}:*`).catch(() => undefined);
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  children.delete(child);
+}
+
+// ---- small process and database helpers --------------------------------------------------
+
+/** Runs a command to completion (bounded), returning stdout; stderr goes into the error. */
+function run(file: string, args: string[], timeoutMs = 120_000): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = execFile(
+      file,
+      args,
+      { cwd: ROOT, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        children.delete(child);
+        if (!error) return done(stdout);
+        // Name the command, not its arguments: those can hold the API key.
+        const how = error.signal ? `killed by ${error.signal}` : `exit code ${error.code}`;
+        fail(new Error(`${file} ${args[0]} failed (${how})\n${stdout}${stderr}`));
+      },
+    );
+    children.add(child);
+  });
+}
+
+const node = (...args: string[]) => run(process.execPath, args);
+
+async function withClient<T>(url: string, use: (db: Client) => Promise<T>): Promise<T> {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    return await use(db);
+  } finally {
+    await db.end();
+  }
+}
+
+async function deleteRedisKeys(pattern: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? done(address.port) : fail(new Error('no port')),
+      );
+    });
+  });
+}
+
+// ---- setup ------------------------------------------------------------------------------
+
+/**
+ * 10,000 subscribers in one INSERT … SELECT over unnest(ids). Ids come from Herald's own
+ * newId() one millisecond apart, so they are time-ordered like real ones; rows carry the
+ * kind of data a real list returns (names, tags, JSON fields, statistics), because
+ * presenting and serialising them is part of what is measured.
+ */
+async function seed(accountId: string): Promise<void> {
+  const start = Date.now() - SUBSCRIBERS;
+  const ids = Array.from({ length: SUBSCRIBERS }, (_, i) => newId(start + i));
+  await withClient(env.DATABASE_URL, (db) =>
+    db.query(
+      `INSERT INTO subscribers (id, account_id, email, email_normalized, first_name, last_name,
+         phone, city, country_code, birthdate, timezone, interests, tags, custom_fields,
+         social_media, stat_sent, stat_delivered, stat_opens, stat_clicks, stat_revenue_cents,
+         last_sent_at, created_at, updated_at)
+       SELECT t.id, $2, 'Subscriber' || t.n || '@Example.com', 'subscriber' || t.n || '@example.com',
+         'First' || t.n, 'Last' || t.n, '+44 20 7946 ' || lpad((t.n % 10000)::text, 4, '0'),
+         (ARRAY['London', 'Paris', 'Berlin', 'Lisbon'])[1 + t.n % 4], 'GB',
+         CASE WHEN t.n % 3 = 0 THEN timestamptz '1990-01-01' + t.n * interval '1 day' END,
+         'Europe/London', ARRAY['news', 'product'], ARRAY['imported', 'tier-' || t.n % 5],
+         jsonb_build_object('plan', 'pro', 'score', t.n % 100, 'source', 'import'),
+         jsonb_build_array(jsonb_build_object('platform', 'twitter', 'profile_id', 'user' || t.n)),
+         t.n % 40, t.n % 38, t.n % 17, t.n % 5, t.n * 13,
+         $3::timestamptz, $4::timestamptz + t.n * interval '1 millisecond',
+         $4::timestamptz + t.n * interval '1 millisecond'
+       FROM unnest($1::uuid[]) WITH ORDINALITY AS t(id, n)`,
+      [ids, accountId, new Date(), new Date(start - 1)],
+    ),
+  );
+}
+
+interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+/** Starts a server as its own process and waits (bounded) until GET /health answers 200. */
+async function startServer(name: string, args: string[], port: number): Promise<Server> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  children.add(child);
+  // Keep the last lines to show if it dies; the pipes must be drained either way.
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => output.push(chunk.toString()) > 50 && output.shift();
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+    if (child.exitCode !== null) break;
+    const status = await fetch(`${url}/health`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return { name, url, child, output };
+    await new Promise((wake) => setTimeout(wake, 200));
+  }
+  throw new Error(`${name} did not become healthy:\n${output.join('')}`);
+}
+
+async function get(server: Server, path: string, key: string): Promise<string> {
+  const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${key}` } });
+  const body = await response.text();
+  if (response.status === 200) return body;
+  throw new Error(`${server.name} ${path}: ${response.status} ${body}`);
+}
+
+/**
+ * The comparison is only fair if both do the same work, so both must return the same bytes:
+ * same fields, same values, same signed cursor (same secret). Checked on pages 1 and 2.
+ */
+async function checkSameAnswers(servers: Server[], key: string): Promise<void> {
+  let path = PATH;
+  for (let page = 1; page <= 2; page++) {
+    const [herald, baseline] = await Promise.all(servers.map((server) => get(server, path, key)));
+    if (herald !== baseline) {
+      throw new Error(
+        `page ${page} differs:\nherald:   ${herald.slice(0, 600)}\nbaseline: ${baseline.slice(0, 600)}`,
+      );
+    }
+    const parsed = JSON.parse(herald) as { data: unknown[]; next_cursor: string };
+    if (parsed.data.length !== 25 || !parsed.next_cursor) throw new Error('unexpected page shape');
+    path = `${PATH}&cursor=${encodeURIComponent(parsed.next_cursor)}`;
+  }
+}
+
+// ---- measuring --------------------------------------------------------------------------
+
+interface Result {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  /** CPU time (user + system) of the server process per request: steadier than req/s on a
+   *  shared machine, since it does not depend on what else gets the cores meanwhile. */
+  cpuMsPerReq: number | undefined;
+}
+
+/** User + system CPU ms of a process so far, from /proc (Linux; 100 ticks/s); else undefined. */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** autocannon in its own process (not ours), JSON out; any non-2xx or error voids the run. */
+async function measure(server: Server, key: string, seconds: number): Promise<Result> {
+  const cpuBefore = cpuMs(server.child.pid);
+  const load = ['-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-n'];
+  const target = ['-H', `authorization=Bearer ${key}`, server.url + PATH];
+  const cannon = ['node_modules/autocannon/autocannon.js', ...load, ...target];
+  const stdout = await run(process.execPath, cannon, (seconds + 60) * 1000);
+  const cpuAfter = cpuMs(server.child.pid);
+  const out = JSON.parse(stdout) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+  };
+  if (out.non2xx || out.errors || out.timeouts) {
+    throw new Error(
+      `${server.name}: ${out.non2xx} non-2xx, ${out.errors} errors, ${out.timeouts} timeouts`,
+    );
+  }
+  const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  return {
+    reqPerSec: out.requests.average,
+    p50: out.latency.p50,
+    p99: out.latency.p99,
+    cpuMsPerReq: cpu === undefined ? undefined : cpu / out.requests.total,
+  };
+}
+
+async function main(): Promise<void> {
+  console.log('building…');
+  await run('npm', ['run', '-s', 'build']);
+
+  console.log(`database ${database}: migrating, creating account and key, seeding…`);
+  databaseCreated = true;
+  await node('dist/platform/database/migrate-main.js');
+  const cli = async (...args: string[]) =>
+    JSON.parse(await node('dist/cli/cli.js', ...args)) as { id: string; key: string };
+  const account = await cli('accounts', 'create', '--name', 'Bench');
+  const keyArgs = ['--account', account.id, '--name', 'bench', '--scopes', 'subscribers:read'];
+  const { key } = await cli('keys', 'create', ...keyArgs);
+  await seed(account.id);
+  await withClient(env.DATABASE_URL, (db) => db.query('VACUUM ANALYZE subscribers, api_keys'));
+
+  // Herald's main.ts binds 0.0.0.0 (not ours to change); we only ever connect over 127.0.0.1.
+  const herald = await startServer('herald', ['dist/main.js', '--api-only'], await freePort());
+  const baseline = await startServer(
+    'baseline',
+    ['-r', '@swc-node/register', 'bench/api-list/baseline-server.ts'],
+    await freePort(),
+  );
+  const servers = [herald, baseline];
+  await checkSameAnswers(servers, key);
+  console.log('both servers return identical JSON for pages 1 and 2');
+
+  // Warm-up (JIT, connection pools, plan caches), then ABBA so that drift over the run
+  // (autovacuum, CPU frequency, other work on the machine) hits both alike; each server's
+  // better run is reported.
+  console.log(`warm-up ${WARMUP_SECONDS} s each (discarded), then runs of ${SECONDS} s:`);
+  for (const server of servers) await measure(server, key, WARMUP_SECONDS);
+  const best = new Map<Server, Result>();
+  for (const server of [herald, baseline, baseline, herald]) {
+    const result = await measure(server, key, SECONDS);
+    console.log(`  ${server.name.padEnd(8)} ${row(result)}`);
+    if (result.reqPerSec > (best.get(server)?.reqPerSec ?? -1)) best.set(server, result);
+  }
+
+  const h = best.get(herald)!;
+  const b = best.get(baseline)!;
+  console.log(
+    `\nGET ${PATH}, ${SUBSCRIBERS} subscribers, ${CONNECTIONS} connections, order ` +
+      `herald, baseline, baseline, herald; best run of each:\n`,
+  );
+  console.log(
+    `server   ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} cpu ms/req`,
+  );
+  console.log(`herald   ${row(h)}`);
+  console.log(`baseline ${row(b)}`);
+  const ratio = h.reqPerSec / b.reqPerSec;
+  const verdict = ratio >= 0.6 ? 'meets' : 'BELOW';
+  console.log(
+    `\nratio herald/baseline (req/s): ${ratio.toFixed(2)} (${verdict} the target of 0.60)`,
+  );
+}
+
+function row(r: Result): string {
+  const cpu = r.cpuMsPerReq === undefined ? '-' : r.cpuMsPerReq.toFixed(2);
+  return [r.reqPerSec.toFixed(0), String(r.p50), String(r.p99), cpu]
+    .map((cell) => cell.padStart(7))
+    .join(' ');
+}
+
+main()
+  .catch((error: unknown) => {
+    if (interrupted) return;
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanup());
