@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -25,5 +26,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
     },
+  },
+  {
+    // The dashboard's React app (web/): the rules of hooks and of the React Compiler.
+    files: ['web/**/*.{ts,tsx,mts}'],
+    ...reactHooks.configs.flat['recommended-latest'],
   },
 );

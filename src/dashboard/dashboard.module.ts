@@ -4,14 +4,25 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { AuthModule } from '../auth/auth.module';
+import { CampaignQueuesModule } from '../campaigns/campaign-send-queue';
+import { CampaignsModule } from '../campaigns/campaigns.module';
+import { CampaignsService } from '../campaigns/campaigns.service';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SubscribersService } from '../subscribers/subscribers.service';
+import { SegmentsModule } from '../segments/segments.module';
+import { SegmentsService } from '../segments/segments.service';
+import { TemplatesModule } from '../templates/templates.module';
+import { TemplatesService } from '../templates/templates.service';
 import { AuthController } from './account/auth.controller';
 import { KeysController } from './account/keys.controller';
 import { DashboardKeysRepository } from './account/keys.repository';
 import { DashboardKeysService } from './account/keys.service';
 import { AuditController } from './audit/audit.controller';
+import { CampaignTimelineRepository } from './content/campaign-timeline.repository';
+import { DashboardCampaignsController } from './content/campaigns.controller';
+import { DashboardSegmentsController } from './content/segments.controller';
+import { DashboardTemplatesController } from './content/templates.controller';
 import { AuditEventsRepository } from './audit/audit-events.repository';
 import { DashboardAuditService } from './audit/audit-log.service';
 import { PeopleModule } from './people/people.module';
@@ -30,11 +41,23 @@ import { SubscriberSearchRepository } from './subscribers/subscriber-search.repo
  * ApiKeysService and acts on subscribers through the same services as /v1.
  */
 @Module({
-  imports: [AuthModule, PeopleModule, ErasureModule, SubscribersModule],
+  imports: [
+    AuthModule,
+    PeopleModule,
+    ErasureModule,
+    SubscribersModule,
+    TemplatesModule,
+    SegmentsModule,
+    CampaignsModule,
+    CampaignQueuesModule,
+  ],
   controllers: [
     AuthController,
     KeysController,
     DashboardSubscribersController,
+    DashboardTemplatesController,
+    DashboardSegmentsController,
+    DashboardCampaignsController,
     AuditController,
     SpaController,
   ],
@@ -48,9 +71,13 @@ import { SubscriberSearchRepository } from './subscribers/subscriber-search.repo
     AuditEventsRepository,
     DashboardAuditService,
     SubscriberSearchRepository,
-    // SubscribersModule exports only its repository; this is the same service class over the
-    // same repository and erasure guard, so the dashboard keeps /v1's rules exactly.
+    // The domain modules export their repositories, not their services: these are the same
+    // service classes over the same repositories, so the dashboard keeps /v1's rules exactly.
     SubscribersService,
+    TemplatesService,
+    SegmentsService,
+    CampaignsService,
+    CampaignTimelineRepository,
   ],
 })
 export class DashboardModule implements OnModuleInit {

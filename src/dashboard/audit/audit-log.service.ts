@@ -48,7 +48,7 @@ export class DashboardAuditService {
   }
 
   private async present(accountId: string, rows: AuditEvent[]): Promise<AuditEventView[]> {
-    const keyIds = unique(rows.map((row) => row.apiKeyId));
+    const keyIds = unique(rows.flatMap((row) => [row.apiKeyId, metadataId(row, 'key_id')]));
     const userIds = unique(rows.map((row) => userIdOf(row)));
     const [keys, users] = await Promise.all([
       keyIds.length ? this.keys.names(accountId, keyIds) : [],
@@ -58,9 +58,14 @@ export class DashboardAuditService {
     const userById = new Map(users.map((user) => [user.id, user]));
 
     return rows.map((row) => {
-      // user_id is shown as the actor, not repeated among the details.
+      // user_id is shown as the actor, not repeated among the details; a key is named.
       const metadata = { ...((row.metadata ?? {}) as Record<string, unknown>) };
       delete metadata.user_id;
+      const namedKey = keyById.get(metadataId(row, 'key_id') ?? '');
+      if (namedKey) {
+        delete metadata.key_id;
+        metadata.key = `${namedKey.name} (${redact(namedKey.lastFour)})`;
+      }
       const userId = userIdOf(row);
       let actor: Actor = { type: 'system' };
       if (row.apiKeyId) {
@@ -88,7 +93,12 @@ export class DashboardAuditService {
 }
 
 function userIdOf(row: AuditEvent): string | undefined {
-  const value = (row.metadata as Record<string, unknown> | null)?.user_id;
+  return metadataId(row, 'user_id');
+}
+
+/** An id recorded in the metadata, if it is one (metadata is free-form). */
+function metadataId(row: AuditEvent, field: string): string | undefined {
+  const value = (row.metadata as Record<string, unknown> | null)?.[field];
   return typeof value === 'string' && isUuid(value) ? value : undefined;
 }
 

@@ -1,0 +1,44 @@
+import {
+  Allow,
+  IsDefined,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+} from 'class-validator';
+
+/** Unsaved template content, rendered as the editor types (the live preview). */
+export class RenderDraftDto {
+  @IsDefined()
+  @IsString()
+  @MaxLength(998)
+  subject!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(512 * 1024)
+  html?: string | null;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(512 * 1024)
+  text?: string | null;
+
+  /** Sample merge variables; they win over the subscriber's own fields. */
+  @IsOptional()
+  @IsObject()
+  data?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsUUID('all', { message: 'subscriber_id must be a subscriber id' })
+  subscriber_id?: string;
+}
+
+/** An unsaved segment filter, counted as the rule builder changes (the live count). */
+export class CountDraftDto {
+  // Checked by the segments module's parser, which names problems by their path.
+  @IsDefined()
+  @Allow()
+  filter!: unknown;
+}

@@ -1,0 +1,82 @@
+/**
+ * The dashboard's only way to the server: JSON over fetch to /dashboard/api, cookies sent
+ * by the browser, and the session's CSRF token on every write.
+ */
+const BASE = '/dashboard/api';
+
+let csrfToken = '';
+
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+export interface ErrorDetail {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** A failed request, carrying the server's error envelope. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+
+  /** The message for one form field, if the server named it. */
+  fieldMessage(field: string): string | undefined {
+    return this.details.find((detail) => detail.field === field)?.message;
+  }
+}
+
+type Listener = () => void;
+const signedOutListeners = new Set<Listener>();
+
+/** Called when any request finds the session gone, so the app can show the sign-in page. */
+export function onSignedOut(listener: Listener): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
+}
+
+export async function api<T>(
+  path: string,
+  options: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<T> {
+  const method = options.method ?? 'GET';
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(BASE + path, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    credentials: 'same-origin',
+    signal: options.signal,
+  });
+  const payload: unknown = await response.json().catch(() => undefined);
+  if (response.ok) return payload as T;
+
+  const error = (payload as { error?: { message?: string; details?: ErrorDetail[] } } | undefined)
+    ?.error;
+  const failure = new ApiFailure(
+    response.status,
+    error?.message ?? `The server answered ${response.status}.`,
+    error?.details ?? [],
+  );
+  if (response.status === 401 && !path.startsWith('/signin')) {
+    signedOutListeners.forEach((listener) => listener());
+  }
+  throw failure;
+}
+
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,174 @@
+/** Shapes of the dashboard API's answers (src/dashboard on the server). */
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export interface SessionView {
+  user: { id: string; email: string; name: string | null; role: string } | null;
+  account: { id: string; name: string } | null;
+  csrf_token: string;
+}
+
+export interface ScopeGroup {
+  resource: string;
+  scopes: { scope: string; grants: string }[];
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  redacted: string;
+  scopes: string[];
+  status: 'active' | 'revoked' | 'suspended';
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface CreatedKey extends ApiKey {
+  secret: string;
+}
+
+export interface SubscriberStatistics {
+  sent: number;
+  delivered: number;
+  opens: number;
+  clicks: number;
+  hard_bounces: number;
+  soft_bounces: number;
+  revenue_cents: number;
+  last_sent_at: string | null;
+  last_open_at: string | null;
+  last_click_at: string | null;
+}
+
+export interface Subscriber {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+  country_code: string | null;
+  birthdate: string | null;
+  gender: string | null;
+  income_level: string | null;
+  membership_status: string | null;
+  status: string;
+  timezone: string | null;
+  interests: string[];
+  tags: string[];
+  custom_fields: Record<string, unknown>;
+  social_media: { platform: string; profile_id: string }[];
+  statistics: SubscriberStatistics;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ErasureReceipt {
+  email_hash: string;
+  erased_at: string;
+}
+
+export type Actor =
+  | { type: 'api_key'; id: string; name: string | null; redacted: string | null }
+  | { type: 'user'; id: string; email: string | null; name: string | null }
+  | { type: 'system' };
+
+export interface AuditEvent {
+  id: string;
+  at: string;
+  action: string;
+  actor: Actor;
+  subject_hash: string | null;
+  metadata: Record<string, unknown>;
+}
+
+export interface Template {
+  id: string;
+  name: string;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Rendered {
+  subject: string;
+  html: string | null;
+  text: string | null;
+}
+
+export interface Segment {
+  id: string;
+  name: string;
+  filter: Record<string, unknown>;
+  count?: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SegmentField {
+  field: string;
+  type: 'text' | 'list' | 'date';
+  operators: string[];
+}
+
+export interface CampaignProgress {
+  recipients: number;
+  sent: number;
+  delivered: number;
+  failed: number;
+  skipped: number;
+  percent: number;
+}
+
+export interface Campaign {
+  id: string;
+  name: string;
+  subject: string;
+  from: string;
+  template_id: string | null;
+  segment_id: string | null;
+  html: string | null;
+  text: string | null;
+  status: 'draft' | 'sending' | 'sent';
+  progress: CampaignProgress;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CampaignStats {
+  id: string;
+  status: string;
+  recipients: number;
+  sent: number;
+  delivered: number;
+  failed: number;
+  skipped_erased: number;
+  skipped_unsubscribed: number;
+  skipped_bounced: number;
+  opens: number;
+  clicks: number;
+  bounces: number;
+  outstanding: number;
+  percent: number;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export type TimelineSeries = 'delivered' | 'failed' | 'skipped' | 'opens' | 'clicks';
+
+export interface Timeline {
+  start: string | null;
+  bucket_seconds: number;
+  buckets: ({ at: string } & Record<TimelineSeries, number>)[];
+}

@@ -1,0 +1,64 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter, Location, Navigate, Route, Routes, useLocation } from 'react-router';
+import { AppShell } from './layout/AppShell';
+import { AuditPage } from './pages/AuditPage';
+import { SignInPage, SignUpPage } from './pages/AuthPages';
+import { CampaignDetailPage, CampaignsPage, NewCampaignPage } from './pages/CampaignsPages';
+import { KeysPage } from './pages/KeysPage';
+import { SegmentEditorPage, SegmentsPage } from './pages/SegmentsPages';
+import { SubscriberDetailPage } from './pages/SubscriberDetailPage';
+import { SubscribersPage } from './pages/SubscribersPage';
+import { TemplateEditorPage, TemplatesPage } from './pages/TemplatesPages';
+import { SessionProvider, useSession } from './session';
+import { ErrorNotice, Loading } from './ui/Notice';
+import './styles.css';
+
+function App() {
+  const { session, probeError } = useSession();
+  const location = useLocation();
+  if (probeError) return <ErrorNotice>{probeError}</ErrorNotice>;
+  if (!session) return <Loading label="Starting Herald…" />;
+
+  if (!session.user) {
+    return (
+      <Routes>
+        <Route path="/signup" element={<SignUpPage />} />
+        <Route path="/signin" element={<SignInPage />} />
+        <Route path="*" element={<Navigate to="/signin" replace state={{ from: location }} />} />
+      </Routes>
+    );
+  }
+  const from = (location.state as { from?: Location } | null)?.from;
+  return (
+    <Routes>
+      {/* Just signed up or in: new accounts start at their API keys, others where they were going. */}
+      <Route path="/signup" element={<Navigate to="/keys" replace />} />
+      <Route path="/signin" element={<Navigate to={from ?? '/campaigns'} replace />} />
+      <Route element={<AppShell />}>
+        <Route path="/campaigns" element={<CampaignsPage />} />
+        <Route path="/campaigns/new" element={<NewCampaignPage />} />
+        <Route path="/campaigns/:id" element={<CampaignDetailPage />} />
+        <Route path="/templates" element={<TemplatesPage />} />
+        <Route path="/templates/:id" element={<TemplateEditorPage />} />
+        <Route path="/segments" element={<SegmentsPage />} />
+        <Route path="/segments/:id" element={<SegmentEditorPage />} />
+        <Route path="/subscribers" element={<SubscribersPage />} />
+        <Route path="/subscribers/:id" element={<SubscriberDetailPage />} />
+        <Route path="/keys" element={<KeysPage />} />
+        <Route path="/audit" element={<AuditPage />} />
+        <Route path="*" element={<Navigate to="/campaigns" replace />} />
+      </Route>
+    </Routes>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <BrowserRouter basename="/dashboard">
+      <SessionProvider>
+        <App />
+      </SessionProvider>
+    </BrowserRouter>
+  </StrictMode>,
+);

@@ -1,0 +1,144 @@
+import { FormEvent, ReactNode, useState } from 'react';
+import { Link } from 'react-router';
+import { api, ApiFailure } from '../api/client';
+import { toFailure } from '../api/hooks';
+import type { SessionView } from '../api/types';
+import { Brand } from '../layout/AppShell';
+import { useSession } from '../session';
+import { TextField } from '../ui/Field';
+import { ErrorNotice } from '../ui/Notice';
+import { PageHeader } from '../ui/PageHeader';
+
+export function SignInPage() {
+  const { adopt } = useSession();
+  const [failure, setFailure] = useState<ApiFailure>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      adopt(
+        await api<SessionView>('/signin', {
+          method: 'POST',
+          body: { email: form.get('email'), password: form.get('password') },
+        }),
+      );
+    } catch (error) {
+      setFailure(toFailure(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthCard>
+      <PageHeader title="Sign in" description="Welcome back to Herald." />
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <TextField label="Email" name="email" type="email" autoComplete="username" required />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+        />
+        {failure && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <button type="submit" className="button button-primary button-block" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <p className="auth-switch">
+        New to Herald? <Link to="/signup">Create an account</Link>
+      </p>
+    </AuthCard>
+  );
+}
+
+export function SignUpPage() {
+  const { adopt } = useSession();
+  const [failure, setFailure] = useState<ApiFailure>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      adopt(
+        await api<SessionView>('/signup', {
+          method: 'POST',
+          body: {
+            account_name: form.get('account_name'),
+            name: form.get('name') || undefined,
+            email: form.get('email'),
+            password: form.get('password'),
+          },
+        }),
+      );
+    } catch (error) {
+      setFailure(toFailure(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const fieldError = (field: string) => failure?.fieldMessage(field);
+  return (
+    <AuthCard>
+      <PageHeader
+        title="Create your account"
+        description="One account holds your subscribers, campaigns and API keys."
+      />
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <TextField
+          label="Organisation"
+          name="account_name"
+          autoComplete="organization"
+          required
+          error={fieldError('account_name')}
+        />
+        <TextField label="Your name" name="name" autoComplete="name" error={fieldError('name')} />
+        <TextField
+          label="Work email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          error={fieldError('email')}
+        />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+          hint="At least 10 characters."
+          error={fieldError('password')}
+        />
+        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <button type="submit" className="button button-primary button-block" disabled={busy}>
+          {busy ? 'Creating…' : 'Create account'}
+        </button>
+      </form>
+      <p className="auth-switch">
+        Already have an account? <Link to="/signin">Sign in</Link>
+      </p>
+    </AuthCard>
+  );
+}
+
+function AuthCard({ children }: { children: ReactNode }) {
+  return (
+    <main className="auth" id="main">
+      <div className="auth-brand">
+        <Brand />
+      </div>
+      <div className="auth-card">{children}</div>
+    </main>
+  );
+}

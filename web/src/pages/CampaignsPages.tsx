@@ -1,0 +1,467 @@
+import { FormEvent, useEffect, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, ApiFailure, query } from '../api/client';
+import { toFailure, useApi } from '../api/hooks';
+import type { Campaign, CampaignStats, Page, Segment, Template, Timeline } from '../api/types';
+import { useSession } from '../session';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { TextField } from '../ui/Field';
+import { formatCount, formatDateTime } from '../ui/format';
+import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
+import { PageHeader } from '../ui/PageHeader';
+import { Pager, useCursorPager } from '../ui/Pager';
+import { TimelineChart } from '../ui/TimelineChart';
+import { StatusBadge } from './KeysPage';
+
+const POLL_MS = 1000;
+
+export function CampaignsPage() {
+  const pager = useCursorPager('campaigns');
+  const page = useApi<Page<Campaign>>(`/campaigns${query({ cursor: pager.cursor })}`);
+  const sending = page.data?.data.some((campaign) => campaign.status === 'sending');
+  const { reload } = page;
+  useEffect(() => {
+    if (!sending) return;
+    const timer = setInterval(reload, POLL_MS * 2);
+    return () => clearInterval(timer);
+  }, [sending, reload]);
+
+  return (
+    <>
+      <PageHeader
+        title="Campaigns"
+        description="One message to many subscribers: a template, an audience, and a send."
+        actions={
+          <Link className="button button-primary" to="/campaigns/new">
+            New campaign
+          </Link>
+        }
+      />
+      {page.error && <ErrorNotice>{page.error.message}</ErrorNotice>}
+      {!page.data && page.loading && <Loading />}
+      {page.data?.data.length === 0 && (
+        <EmptyState title="No campaigns yet">
+          <p>
+            Start with a <Link to="/templates/new">template</Link>, optionally a{' '}
+            <Link to="/segments/new">segment</Link>, then create a campaign.
+          </p>
+        </EmptyState>
+      )}
+      {page.data && page.data.data.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="visually-hidden">Campaigns</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Progress</th>
+                <th scope="col">Recipients</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.data.map((campaign) => (
+                <tr key={campaign.id}>
+                  <td>
+                    <Link className="strong" to={`/campaigns/${campaign.id}`}>
+                      {campaign.name}
+                    </Link>
+                    <div className="muted small">{campaign.subject}</div>
+                  </td>
+                  <td>
+                    <StatusBadge status={campaign.status} />
+                  </td>
+                  <td className="cell-progress">
+                    {campaign.status === 'draft' ? (
+                      '—'
+                    ) : (
+                      <ProgressBar
+                        percent={campaign.progress.percent}
+                        label={campaign.name}
+                        small
+                      />
+                    )}
+                  </td>
+                  <td>
+                    {campaign.status === 'draft' ? '—' : formatCount(campaign.progress.recipients)}
+                  </td>
+                  <td>{formatDateTime(campaign.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager
+        page={pager.page}
+        nextCursor={page.data?.next_cursor}
+        onNext={pager.next}
+        onPrevious={pager.previous}
+      />
+    </>
+  );
+}
+
+export function NewCampaignPage() {
+  const navigate = useNavigate();
+  const { session } = useSession();
+  const templates = useApi<Page<Template>>('/templates?limit=100');
+  const segments = useApi<Page<Segment>>('/segments?limit=100');
+  const [failure, setFailure] = useState<ApiFailure>();
+  const [busy, setBusy] = useState(false);
+  const [subject, setSubject] = useState('');
+
+  const defaultFrom = session?.user
+    ? `${session.account?.name ?? 'Herald'} <${session.user.email}>`
+    : '';
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      const created = await api<Campaign>('/campaigns', {
+        method: 'POST',
+        body: {
+          name: form.get('name'),
+          subject: form.get('subject'),
+          from: form.get('from'),
+          template_id: form.get('template_id') || undefined,
+          segment_id: form.get('segment_id') || null,
+        },
+      });
+      void navigate(`/campaigns/${created.id}`);
+    } catch (error) {
+      setFailure(toFailure(error));
+      setBusy(false);
+    }
+  };
+
+  if (!templates.data || !segments.data) {
+    return templates.error ? <ErrorNotice>{templates.error.message}</ErrorNotice> : <Loading />;
+  }
+  const error = (field: string) => failure?.fieldMessage(field);
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to="/campaigns">Campaigns</Link>
+      </p>
+      <PageHeader
+        title="New campaign"
+        description="Nothing is sent until you press Send on the next page."
+      />
+      {templates.data.data.length === 0 ? (
+        <WarningNotice>
+          A campaign takes its content from a template.{' '}
+          <Link to="/templates/new">Create a template</Link> first.
+        </WarningNotice>
+      ) : (
+        <form onSubmit={(event) => void submit(event)} noValidate className="narrow-form">
+          <TextField
+            label="Name"
+            name="name"
+            required
+            hint="Only you see this."
+            error={error('name')}
+          />
+          <div className="field">
+            <label htmlFor="template_id">Template</label>
+            <select
+              id="template_id"
+              name="template_id"
+              required
+              onChange={(event) => {
+                const chosen = templates.data?.data.find((t) => t.id === event.target.value);
+                if (chosen && !subject) setSubject(chosen.subject);
+              }}
+              aria-invalid={error('template_id') ? true : undefined}
+              defaultValue=""
+            >
+              <option value="" disabled>
+                Choose a template…
+              </option>
+              {templates.data.data.map((template) => (
+                <option key={template.id} value={template.id}>
+                  {template.name}
+                </option>
+              ))}
+            </select>
+            {error('template_id') && <p className="field-error">{error('template_id')}</p>}
+          </div>
+          <div className="field">
+            <label htmlFor="segment_id">Audience</label>
+            <select id="segment_id" name="segment_id" defaultValue="">
+              <option value="">All subscribers</option>
+              {segments.data.data.map((segment) => (
+                <option key={segment.id} value={segment.id}>
+                  Segment: {segment.name}
+                </option>
+              ))}
+            </select>
+            {error('segment_id') && <p className="field-error">{error('segment_id')}</p>}
+          </div>
+          <TextField
+            label="Subject"
+            name="subject"
+            required
+            value={subject}
+            onChange={(event) => setSubject(event.target.value)}
+            hint="Merge fields work here too, e.g. {{first_name}}."
+            error={error('subject')}
+          />
+          <TextField
+            label="From"
+            name="from"
+            required
+            defaultValue={defaultFrom}
+            hint="Name <address@your-domain>"
+            error={error('from')}
+          />
+          {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+          <div className="form-actions">
+            <button type="submit" className="button button-primary" disabled={busy}>
+              {busy ? 'Creating…' : 'Create campaign'}
+            </button>
+          </div>
+        </form>
+      )}
+    </>
+  );
+}
+
+export function CampaignDetailPage() {
+  const { id = '' } = useParams();
+  const navigate = useNavigate();
+  const path = `/campaigns/${encodeURIComponent(id)}`;
+  const campaign = useApi<Campaign>(path);
+  const status = campaign.data?.status;
+  const started = status === 'sending' || status === 'sent';
+  const stats = useApi<CampaignStats>(started ? `${path}/stats` : null);
+  const timeline = useApi<Timeline>(started ? `${path}/timeline` : null);
+  const [confirming, setConfirming] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const audience = useApi<{ count: number; segment: { name: string } | null }>(
+    confirming ? `${path}/audience` : null,
+  );
+
+  const reloadCampaign = campaign.reload;
+  const reloadStats = stats.reload;
+  const reloadTimeline = timeline.reload;
+  useEffect(() => {
+    // Catch the last numbers when the status moves on (e.g. sending → sent).
+    reloadStats();
+    reloadTimeline();
+    if (status !== 'sending') return;
+    const timer = setInterval(() => {
+      reloadCampaign();
+      reloadStats();
+      reloadTimeline();
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [status, reloadCampaign, reloadStats, reloadTimeline]);
+
+  if (campaign.error) return <ErrorNotice>{campaign.error.message}</ErrorNotice>;
+  const data = campaign.data;
+  if (!data) return <Loading />;
+
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to="/campaigns">Campaigns</Link>
+      </p>
+      <PageHeader
+        title={data.name}
+        description={
+          <>
+            <StatusBadge status={data.status} /> · “{data.subject}” from {data.from}
+          </>
+        }
+        actions={
+          data.status === 'draft' && (
+            <>
+              <button
+                type="button"
+                className="button button-danger-ghost"
+                onClick={() => setDeleting(true)}
+              >
+                Delete draft
+              </button>
+              <button
+                type="button"
+                className="button button-primary"
+                onClick={() => setConfirming(true)}
+              >
+                Send…
+              </button>
+            </>
+          )
+        }
+      />
+      {data.status !== 'draft' && (
+        <section className="section" aria-labelledby="progress-title">
+          <h2 id="progress-title">{data.status === 'sent' ? 'Sent' : 'Sending'}</h2>
+          <ProgressBar percent={data.progress.percent} label="Send progress" />
+          <p className="muted" data-testid="progress-text">
+            {formatCount(data.progress.sent)} of {formatCount(data.progress.recipients)} messages
+            sent · {data.progress.percent}% · started {formatDateTime(data.started_at)}
+            {data.finished_at && <> · finished {formatDateTime(data.finished_at)}</>}
+          </p>
+        </section>
+      )}
+      {stats.data && (
+        <section className="section" aria-labelledby="stats-title">
+          <h2 id="stats-title">Statistics</h2>
+          <dl className="tiles">
+            {(
+              [
+                ['Recipients', stats.data.recipients],
+                ['Delivered', stats.data.delivered],
+                ['Failed', stats.data.failed],
+                [
+                  'Skipped',
+                  stats.data.skipped_erased +
+                    stats.data.skipped_unsubscribed +
+                    stats.data.skipped_bounced,
+                ],
+                ['Opens', stats.data.opens],
+                ['Clicks', stats.data.clicks],
+                ['Bounces', stats.data.bounces],
+              ] as const
+            ).map(([label, value]) => (
+              <div className="tile" key={label}>
+                <dt>{label}</dt>
+                <dd>{formatCount(value)}</dd>
+              </div>
+            ))}
+          </dl>
+          <p className="muted small">
+            Skipped: {stats.data.skipped_unsubscribed} unsubscribed, {stats.data.skipped_bounced}{' '}
+            bounced, {stats.data.skipped_erased} erased.
+          </p>
+        </section>
+      )}
+      {timeline.data && (
+        <section className="section" aria-labelledby="chart-title">
+          <h2 id="chart-title">Over time</h2>
+          <TimelineChart timeline={timeline.data} />
+        </section>
+      )}
+      {data.status === 'draft' && <CampaignSummary campaign={data} />}
+      <ConfirmDialog
+        open={confirming}
+        title={`Send “${data.name}”?`}
+        confirmLabel={audience.data ? `Send to ${formatCount(audience.data.count)}` : 'Send'}
+        ready={audience.data !== undefined}
+        onClose={() => setConfirming(false)}
+        onConfirm={async () => {
+          await api(`${path}/send`, { method: 'POST' });
+          campaign.reload();
+        }}
+      >
+        {audience.error && <ErrorNotice>{audience.error.message}</ErrorNotice>}
+        {!audience.data && !audience.error && <Loading label="Counting recipients…" />}
+        {audience.data && (
+          <p data-testid="send-count">
+            This sends <strong>“{data.subject}”</strong> to{' '}
+            <strong>
+              {formatCount(audience.data.count)}{' '}
+              {audience.data.count === 1 ? 'subscriber' : 'subscribers'}
+            </strong>{' '}
+            {audience.data.segment ? (
+              <>in the segment “{audience.data.segment.name}”</>
+            ) : (
+              'on your list'
+            )}{' '}
+            now. Unsubscribed and bounced subscribers are left out and erased identities are
+            skipped. A send cannot be stopped or undone.
+          </p>
+        )}
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={deleting}
+        title={`Delete “${data.name}”?`}
+        confirmLabel="Delete draft"
+        danger
+        onClose={() => setDeleting(false)}
+        onConfirm={async () => {
+          await api(path, { method: 'DELETE' });
+          void navigate('/campaigns');
+        }}
+      >
+        <p>The draft is removed. Its template and segment stay.</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function CampaignSummary({ campaign }: { campaign: Campaign }) {
+  const template = useApi<Template>(
+    campaign.template_id ? `/templates/${campaign.template_id}` : null,
+  );
+  const segment = useApi<Segment>(campaign.segment_id ? `/segments/${campaign.segment_id}` : null);
+  return (
+    <section className="section" aria-labelledby="summary-title">
+      <h2 id="summary-title">Ready to send</h2>
+      <dl className="details">
+        <div className="details-row">
+          <dt>Template</dt>
+          <dd>
+            {template.data ? (
+              <Link to={`/templates/${template.data.id}`}>{template.data.name}</Link>
+            ) : (
+              '—'
+            )}
+          </dd>
+        </div>
+        <div className="details-row">
+          <dt>Audience</dt>
+          <dd>
+            {segment.data ? (
+              <>
+                <Link to={`/segments/${segment.data.id}`}>{segment.data.name}</Link> (
+                {formatCount(segment.data.count ?? 0)} matching)
+              </>
+            ) : (
+              'All subscribers'
+            )}
+          </dd>
+        </div>
+        <div className="details-row">
+          <dt>Subject</dt>
+          <dd>{campaign.subject}</dd>
+        </div>
+        <div className="details-row">
+          <dt>From</dt>
+          <dd>{campaign.from}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+export function ProgressBar({
+  percent,
+  label,
+  small,
+}: {
+  percent: number;
+  label: string;
+  small?: boolean;
+}) {
+  const value = Math.max(0, Math.min(100, percent));
+  return (
+    <div
+      className={small ? 'progress progress-small' : 'progress'}
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={value}
+      aria-valuetext={`${value}%`}
+    >
+      <div className="progress-fill" style={{ width: `${value}%` }} />
+    </div>
+  );
+}

@@ -1,0 +1,322 @@
+import { FormEvent, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, ApiFailure, query } from '../api/client';
+import { toFailure, useApi, useDebounced, useLiveResult } from '../api/hooks';
+import type { Page, Rendered, Template } from '../api/types';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { TextAreaField, TextField } from '../ui/Field';
+import { formatDateTime } from '../ui/format';
+import { EmptyState, ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
+import { PageHeader } from '../ui/PageHeader';
+import { Pager, useCursorPager } from '../ui/Pager';
+
+export function TemplatesPage() {
+  const pager = useCursorPager('templates');
+  const page = useApi<Page<Template>>(`/templates${query({ cursor: pager.cursor })}`);
+  return (
+    <>
+      <PageHeader
+        title="Templates"
+        description="Reusable email content with merge fields such as {{first_name}}."
+        actions={
+          <Link className="button button-primary" to="/templates/new">
+            New template
+          </Link>
+        }
+      />
+      {page.error && <ErrorNotice>{page.error.message}</ErrorNotice>}
+      {!page.data && page.loading && <Loading />}
+      {page.data?.data.length === 0 && (
+        <EmptyState title="No templates yet">
+          <p>Write one once, then use it in any number of campaigns.</p>
+        </EmptyState>
+      )}
+      {page.data && page.data.data.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="visually-hidden">Templates</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Subject</th>
+                <th scope="col">Bodies</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.data.map((template) => (
+                <tr key={template.id}>
+                  <td>
+                    <Link className="strong" to={`/templates/${template.id}`}>
+                      {template.name}
+                    </Link>
+                  </td>
+                  <td>{template.subject}</td>
+                  <td>
+                    {[template.html && 'HTML', template.text && 'Text'].filter(Boolean).join(' + ')}
+                  </td>
+                  <td>{formatDateTime(template.updated_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager
+        page={pager.page}
+        nextCursor={page.data?.next_cursor}
+        onNext={pager.next}
+        onPrevious={pager.previous}
+      />
+    </>
+  );
+}
+
+const STARTER: Omit<Template, 'id' | 'created_at' | 'updated_at'> = {
+  name: '',
+  subject: 'Hello {{first_name}}',
+  html: '<h1>Hello {{first_name}}!</h1>\n<p>Thanks for being with us in {{city}}.</p>',
+  text: 'Hello {{first_name}}!\n\nThanks for being with us in {{city}}.',
+};
+
+const SAMPLE_DATA = {
+  email: 'ada@example.com',
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  city: 'London',
+  country_code: 'GB',
+  tags: ['vip'],
+};
+
+export function TemplateEditorPage() {
+  const { id = 'new' } = useParams();
+  const isNew = id === 'new';
+  const loaded = useApi<Template>(isNew ? null : `/templates/${encodeURIComponent(id)}`);
+  if (!isNew && loaded.error) return <ErrorNotice>{loaded.error.message}</ErrorNotice>;
+  if (!isNew && !loaded.data) return <Loading />;
+  // Keyed by id, so opening another template starts a fresh editor.
+  return <TemplateEditor key={id} template={isNew ? undefined : loaded.data} />;
+}
+
+function TemplateEditor({ template }: { template?: Template }) {
+  const navigate = useNavigate();
+  const [draft, setDraft] = useState({
+    name: template?.name ?? STARTER.name,
+    subject: template?.subject ?? STARTER.subject,
+    html: template ? (template.html ?? '') : (STARTER.html ?? ''),
+    text: template ? (template.text ?? '') : (STARTER.text ?? ''),
+  });
+  const [sample, setSample] = useState(JSON.stringify(SAMPLE_DATA, null, 2));
+  const [failure, setFailure] = useState<ApiFailure>();
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+
+  const change = (field: keyof typeof draft) => (value: string) => {
+    setDraft((current) => ({ ...current, [field]: value }));
+    setSaved(false);
+  };
+
+  const save = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy(true);
+    setFailure(undefined);
+    const body = { ...draft, html: draft.html || null, text: draft.text || null };
+    try {
+      if (template) {
+        await api(`/templates/${template.id}`, { method: 'PATCH', body });
+        setSaved(true);
+      } else {
+        const created = await api<Template>('/templates', { method: 'POST', body });
+        void navigate(`/templates/${created.id}`, { replace: true });
+      }
+    } catch (error) {
+      setFailure(toFailure(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const error = (field: string) => failure?.fieldMessage(field);
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to="/templates">Templates</Link>
+      </p>
+      <PageHeader
+        title={template ? template.name : 'New template'}
+        description="Merge fields: {{first_name}}, {{email}}, any subscriber field or custom field. Preview updates as you type."
+        actions={
+          template && (
+            <button
+              type="button"
+              className="button button-danger-ghost"
+              onClick={() => setDeleting(true)}
+            >
+              Delete
+            </button>
+          )
+        }
+      />
+      <div className="editor">
+        <form className="editor-form" onSubmit={(event) => void save(event)} noValidate>
+          <TextField
+            label="Name"
+            value={draft.name}
+            onChange={(event) => change('name')(event.target.value)}
+            required
+            error={error('name')}
+          />
+          <TextField
+            label="Subject"
+            value={draft.subject}
+            onChange={(event) => change('subject')(event.target.value)}
+            required
+            error={error('subject')}
+          />
+          <TextAreaField
+            label="HTML body"
+            className="mono"
+            rows={10}
+            value={draft.html}
+            onChange={(event) => change('html')(event.target.value)}
+            spellCheck={false}
+            error={error('html')}
+          />
+          <TextAreaField
+            label="Plain-text body"
+            className="mono"
+            rows={6}
+            value={draft.text}
+            onChange={(event) => change('text')(event.target.value)}
+            error={error('text')}
+          />
+          <TextAreaField
+            label="Sample data for the preview"
+            className="mono"
+            rows={6}
+            value={sample}
+            onChange={(event) => setSample(event.target.value)}
+            spellCheck={false}
+            hint="JSON: the merge fields the preview uses. Not saved."
+          />
+          {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+          {saved && <InfoNotice>Saved.</InfoNotice>}
+          <div className="form-actions">
+            <button type="submit" className="button button-primary" disabled={busy}>
+              {busy ? 'Saving…' : template ? 'Save template' : 'Create template'}
+            </button>
+          </div>
+        </form>
+        <Preview draft={draft} sample={sample} />
+      </div>
+      {template && (
+        <ConfirmDialog
+          open={deleting}
+          title={`Delete “${template.name}”?`}
+          confirmLabel="Delete template"
+          danger
+          onClose={() => setDeleting(false)}
+          onConfirm={async () => {
+            await api(`/templates/${template.id}`, { method: 'DELETE' });
+            void navigate('/templates');
+          }}
+        >
+          <p>
+            Campaigns already sent keep their content. A draft campaign using it blocks deletion.
+          </p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+/** Renders the draft on the server, with the campaigns' own renderer, shortly after typing stops. */
+function Preview({
+  draft,
+  sample,
+}: {
+  draft: { subject: string; html: string; text: string };
+  sample: string;
+}) {
+  const settled = useDebounced({ ...draft, sample }, 300);
+  const [tab, setTab] = useState<'html' | 'text'>('html');
+  let data: unknown;
+  let sampleError: string | undefined;
+  try {
+    data = JSON.parse(settled.sample || '{}');
+  } catch {
+    sampleError = 'The sample data is not valid JSON.';
+  }
+  const result = useLiveResult<Rendered>(
+    '/templates/render',
+    sampleError
+      ? undefined
+      : {
+          subject: settled.subject,
+          html: settled.html || null,
+          text: settled.text || null,
+          data,
+        },
+  );
+  const renderError =
+    result.error &&
+    (result.error.details.map((detail) => `${detail.field}: ${detail.message}`).join('\n') ||
+      result.error.message);
+
+  const rendered = result.data;
+  return (
+    <section className="preview" aria-labelledby="preview-title">
+      <div className="preview-head">
+        <h2 id="preview-title">Preview</h2>
+        <div className="tabs" role="tablist" aria-label="Preview format">
+          {(['html', 'text'] as const).map((format) => (
+            <button
+              key={format}
+              type="button"
+              role="tab"
+              aria-selected={tab === format}
+              className={tab === format ? 'tab tab-active' : 'tab'}
+              onClick={() => setTab(format)}
+            >
+              {format === 'html' ? 'HTML' : 'Text'}
+            </button>
+          ))}
+        </div>
+      </div>
+      {sampleError && <ErrorNotice>{sampleError}</ErrorNotice>}
+      {renderError && (
+        <div className="notice notice-error" role="alert">
+          <pre className="pre-wrap">{renderError}</pre>
+        </div>
+      )}
+      {rendered && (
+        <div
+          className="preview-body"
+          role="tabpanel"
+          aria-label={tab === 'html' ? 'HTML preview' : 'Text preview'}
+        >
+          <p className="preview-subject">
+            <span className="muted">Subject:</span>{' '}
+            <strong data-testid="preview-subject">{rendered.subject}</strong>
+          </p>
+          {tab === 'html' ? (
+            rendered.html ? (
+              // Sandboxed without scripts: the email's HTML can style itself but run nothing.
+              <iframe
+                title="Rendered HTML email"
+                className="preview-frame"
+                sandbox=""
+                srcDoc={rendered.html}
+              />
+            ) : (
+              <p className="muted">No HTML body.</p>
+            )
+          ) : (
+            <pre className="preview-text">{rendered.text ?? 'No text body.'}</pre>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
