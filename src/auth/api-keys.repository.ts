@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 
 export type KeyStatus = 'active' | 'revoked' | 'suspended';
@@ -16,13 +17,18 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pool: PgPool,
+  ) {}
 
-  /** The authentication hot path: one indexed lookup, raw SQL to skip the ORM's overhead. */
+  /** The authentication hot path (every request): one indexed lookup straight through pg. */
   async findByHash(secretHash: string): Promise<StoredKey | undefined> {
-    const rows = await this.prisma.$queryRaw<StoredKey[]>`
-      SELECT id, account_id AS "accountId", scopes, status, last_used_at AS "lastUsedAt"
-      FROM api_keys WHERE secret_hash = ${secretHash}`;
+    const { rows } = await this.pool.query<StoredKey>(
+      `SELECT id, account_id AS "accountId", scopes, status, last_used_at AS "lastUsedAt"
+       FROM api_keys WHERE secret_hash = $1`,
+      [secretHash],
+    );
     return rows[0];
   }
 

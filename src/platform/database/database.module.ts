@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { PgPool } from './pg-pool';
 import { PrismaService } from './prisma.service';
 
 @Global()
-@Module({ providers: [PrismaService], exports: [PrismaService] })
+@Module({ providers: [PgPool, PrismaService], exports: [PgPool, PrismaService] })
 export class DatabaseModule {}

@@ -1,13 +1,12 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../../generated/prisma/client';
-import { HeraldConfig } from '../config/config';
-import { CONFIG } from '../config/config.module';
+import { PgPool } from './pg-pool';
 
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
-  constructor(@Inject(CONFIG) config: HeraldConfig) {
-    super({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 10 }) });
+  constructor(pool: PgPool) {
+    super({ adapter: new PrismaPg(pool) });
   }
 
   async onModuleDestroy(): Promise<void> {
