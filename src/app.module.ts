@@ -22,6 +22,10 @@ import { RedisModule } from './platform/redis/redis.module';
 import { SegmentsModule } from './segments/segments.module';
 import { SubscribersModule } from './subscribers/subscribers.module';
 import { TemplatesModule } from './templates/templates.module';
+import {
+  TransactionalModule,
+  TransactionalWorkerModule,
+} from './transactional/transactional.module';
 
 export interface AppOptions {
   /** Run the BullMQ processors in this process too. */
@@ -54,7 +58,7 @@ export class AppModule {
    * consume jobs (`--api-only`, the CLI) simply leaves them out.
    */
   private static workers(): NonNullable<ModuleMetadata['imports']> {
-    return [CampaignWorkersModule];
+    return [CampaignWorkersModule, TransactionalWorkerModule];
   }
 
   /** The HTTP API; with `workers` (the default, `npm start`) it also runs the processors. */
@@ -71,6 +75,7 @@ export class AppModule {
         SegmentsModule,
         TemplatesModule,
         CampaignsModule,
+        TransactionalModule,
         DashboardModule,
       ],
       providers: [

@@ -117,6 +117,21 @@ describe('rate limits (CONTRACT §4)', () => {
     }
     expect(statuses).toEqual([200, 200, 429]);
   });
+  it('gives sends their own, tighter budget', async () => {
+    const { auth } = await first.tenant();
+    // Counted before the body is validated: even refused sends spend the send budget.
+    const send = () =>
+      request(first.server).post('/v1/transactional/send').set('Authorization', auth).send({});
+    const statuses = [(await send()).status, (await send()).status];
+    expect(statuses).toEqual([400, 400]);
+    const limited = await send();
+    expect(limited.status).toBe(429);
+    expect(limited.headers['ratelimit-limit']).toBe('2');
+    // The general budget is untouched by sends.
+    const read = await request(first.server).get('/v1/subscribers').set('Authorization', auth);
+    expect(read.status).toBe(200);
+    expect(read.headers['ratelimit-remaining']).toBe(String(LIMIT - 1));
+  });
 });
 
 describe('rate limit bursts', () => {

@@ -1,0 +1,41 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import type { JobsOptions, Queue } from 'bullmq';
+import { QUEUES } from '../platform/queue/queue.module';
+import type { MessageRef } from './transactional-messages.repository';
+
+/** A job names its message and nothing else: no address or content ever reaches Redis. */
+export interface TransactionalJob {
+  accountId: string;
+  messageId: string;
+}
+
+export const SEND_JOB = 'send';
+
+/**
+ * Temporary failures retry with exponential backoff: 2 s, 4 s, … about 8.5 minutes in all.
+ * Finished jobs are removed, so re-adding a message whose job vanished (the sweep) is
+ * possible, while jobId = message id keeps a waiting, delayed or running job from doubling.
+ */
+export const SEND_JOB_OPTIONS: JobsOptions = {
+  attempts: 9,
+  backoff: { type: 'exponential', delay: 2000 },
+  removeOnComplete: true,
+  removeOnFail: true,
+};
+
+@Injectable()
+export class TransactionalQueue {
+  constructor(@InjectQueue(QUEUES.transactional) private readonly queue: Queue<TransactionalJob>) {}
+
+  async enqueue(messages: MessageRef[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.queue.addBulk(
+      messages.map(({ accountId, id }) => ({
+        name: SEND_JOB,
+        data: { accountId, messageId: id },
+        opts: { ...SEND_JOB_OPTIONS, jobId: id },
+      })),
+    );
+  }
+}

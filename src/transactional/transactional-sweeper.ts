@@ -1,0 +1,60 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { TransactionalMessagesRepository } from './transactional-messages.repository';
+import { CLAIM_LEASE_MS } from './transactional-send.processor';
+import { TransactionalQueue } from './transactional-queue';
+
+const SWEEP_EVERY_MS = 30_000;
+/** A queued message this old without progress may have lost its job. */
+const STRANDED_AFTER_MS = 60_000;
+const BATCH = 500;
+
+/**
+ * Recovery, in every worker process on a timer (not a Redis-scheduled job, which a Redis
+ * that lost its data would lose too). It re-adds the jobs of queued messages that have none
+ * (a crash between commit and enqueue, a Redis restart), requeues claims whose worker died,
+ * and prunes expired idempotency keys. Every step is idempotent, so any number of workers
+ * may sweep at once.
+ */
+@Injectable()
+export class TransactionalSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(TransactionalSweeper.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly messages: TransactionalMessagesRepository,
+    private readonly idempotencyKeys: IdempotencyKeysRepository,
+    private readonly queue: TransactionalQueue,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.tick(), SWEEP_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass; `strandedAfterMs` is shortened by tests. */
+  async sweep(strandedAfterMs = STRANDED_AFTER_MS): Promise<{ requeued: number; pruned: number }> {
+    const stranded = await this.messages.findStranded(strandedAfterMs, CLAIM_LEASE_MS, BATCH);
+    await this.queue.enqueue(stranded);
+    const pruned = await this.idempotencyKeys.pruneExpired(BATCH * 10);
+    return { requeued: stranded.length, pruned };
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.sweep()
+      .then(({ requeued }) => {
+        if (requeued > 0) this.logger.log(`re-enqueued ${requeued} stranded message(s)`);
+      })
+      .catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed'))
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+}

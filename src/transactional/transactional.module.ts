@@ -1,0 +1,38 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { ErasureModule } from '../erasure/erasure.module';
+import { MailModule } from '../platform/mail/mail-transport';
+import { QUEUES } from '../platform/queue/queue.module';
+import { TemplatesModule } from '../templates/templates.module';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { TransactionalContent } from './transactional-content';
+import { TransactionalErasureParticipant } from './transactional-erasure.participant';
+import { TransactionalMessagesRepository } from './transactional-messages.repository';
+import { TransactionalQueue } from './transactional-queue';
+import { TransactionalSendProcessor } from './transactional-send.processor';
+import { TransactionalSweeper } from './transactional-sweeper';
+import { TransactionalController } from './transactional.controller';
+import { TransactionalService } from './transactional.service';
+
+/** The data layer and the queue, shared by the API and the workers. */
+@Module({
+  imports: [BullModule.registerQueue({ name: QUEUES.transactional })],
+  providers: [TransactionalMessagesRepository, IdempotencyKeysRepository, TransactionalQueue],
+  exports: [TransactionalMessagesRepository, IdempotencyKeysRepository, TransactionalQueue],
+})
+export class TransactionalCoreModule {}
+
+/** The API side: POST /v1/transactional/send, GET /v1/transactional/{id}, erasure. */
+@Module({
+  imports: [TransactionalCoreModule, ErasureModule, TemplatesModule, MailModule],
+  controllers: [TransactionalController],
+  providers: [TransactionalService, TransactionalContent, TransactionalErasureParticipant],
+})
+export class TransactionalModule {}
+
+/** The worker side: the send processor and the recovery sweep. */
+@Module({
+  imports: [TransactionalCoreModule, MailModule],
+  providers: [TransactionalSendProcessor, TransactionalSweeper],
+})
+export class TransactionalWorkerModule {}

@@ -1,0 +1,150 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Principal } from '../auth/principal';
+import { ErasureGuard } from '../erasure/erasure-guard';
+import { isUuid, newId } from '../platform/crypto/ids';
+import { KeyedHasher, normalizeEmail } from '../platform/crypto/keyed-hasher';
+import { Prisma } from '../generated/prisma/client';
+import { ConflictError, EmailErasedError, NotFoundError } from '../platform/errors/api-errors';
+import { IdempotencyKeysRepository, StoredResponse } from './idempotency-keys.repository';
+import { payloadFingerprint } from './idempotency-key';
+import { PreparedContent, TransactionalContent } from './transactional-content';
+import { TransactionalMessagesRepository } from './transactional-messages.repository';
+import { TransactionalQueue } from './transactional-queue';
+import { SendTransactionalDto, TransactionalAcceptedResponse } from './transactional.dto';
+import { presentMessage, TransactionalMessageResponse } from './transactional.presenter';
+
+const ENDPOINT = 'POST /v1/transactional/send';
+const ACCEPTED = 202;
+
+/** The outcome of a send call: the response to give, and whether it is a replay. */
+export interface SendOutcome {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+/**
+ * SPEC §7.3: the three 409 causes of this endpoint (key reused with another payload, first
+ * request still in progress, erased recipient) get one and the same response; a client tells
+ * them apart by retrying with backoff (README, "Transactional sends and idempotency").
+ */
+export class TransactionalConflictError extends ConflictError {
+  constructor() {
+    super(
+      'The request conflicts with an earlier request using this Idempotency-Key, ' +
+        'or with the state of the recipient.',
+    );
+  }
+}
+
+@Injectable()
+export class TransactionalService {
+  private readonly logger = new Logger(TransactionalService.name);
+
+  constructor(
+    private readonly messages: TransactionalMessagesRepository,
+    private readonly idempotencyKeys: IdempotencyKeysRepository,
+    private readonly content: TransactionalContent,
+    private readonly erasureGuard: ErasureGuard,
+    private readonly queue: TransactionalQueue,
+    private readonly hasher: KeyedHasher,
+  ) {}
+
+  async get(caller: Principal, id: string): Promise<TransactionalMessageResponse> {
+    const row = isUuid(id) ? await this.messages.findById(caller.accountId, id) : null;
+    if (!row) throw new NotFoundError('transactional message');
+    return presentMessage(row);
+  }
+
+  /**
+   * Without a key: store the message, enqueue it, 202. With a key: claim it first (one
+   * statement); a key held by another request replays its response or is a 409. The message
+   * row and the key's response commit together, so a crash leaves either nothing (the claim's
+   * lease runs out and the key is free again) or a queued message that the sweep enqueues.
+   */
+  async send(caller: Principal, body: SendTransactionalDto, key?: string): Promise<SendOutcome> {
+    const messageId = newId();
+    if (key === undefined) return this.accept(caller, body, messageId);
+
+    const fingerprint = payloadFingerprint(this.hasher, ENDPOINT, body);
+    const claim = await this.idempotencyKeys.claim(caller.accountId, key, fingerprint, messageId);
+    if (!claim.claimed) {
+      const response = claim.held?.fingerprint === fingerprint ? claim.held.response : undefined;
+      if (!response) throw new TransactionalConflictError();
+      return { status: response.status, body: response.body, replayed: true };
+    }
+    try {
+      return await this.accept(caller, body, messageId, key);
+    } catch (error) {
+      // A request that failed leaves nothing behind: the client may retry with the same key.
+      await this.idempotencyKeys.release(caller.accountId, key, messageId).catch((e: unknown) => {
+        this.logger.warn({ err: e }, 'could not release an idempotency key; its lease will');
+      });
+      throw error;
+    }
+  }
+
+  private async accept(
+    caller: Principal,
+    body: SendTransactionalDto,
+    messageId: string,
+    key?: string,
+  ): Promise<SendOutcome> {
+    const { accountId } = caller;
+    const prepared = await this.content.prepare(accountId, body);
+    const response: StoredResponse = {
+      status: ACCEPTED,
+      body: { id: messageId, status: 'queued' } satisfies TransactionalAcceptedResponse,
+    };
+    try {
+      await this.erasureGuard.runNamedWrite(caller, [body.to], ENDPOINT, async (tx) => {
+        await this.store(tx, caller, body, messageId, prepared);
+        if (key !== undefined) {
+          const done = await this.idempotencyKeys.complete(accountId, key, messageId, response, tx);
+          // Our claim lapsed and another request took the key: it answers for the key, not us.
+          if (!done) throw new TransactionalConflictError();
+        }
+      });
+    } catch (error) {
+      // Refused and audited by the guard; answered like the other two causes.
+      if (error instanceof EmailErasedError) throw new TransactionalConflictError();
+      throw error;
+    }
+    // After commit. If this fails the message is still durable and queued: the sweep adds
+    // the job later, so the client's 202 holds.
+    await this.queue.enqueue([{ accountId, id: messageId }]).catch((error: unknown) => {
+      this.logger.warn({ err: error, messageId }, 'enqueue failed; the sweep will retry it');
+    });
+    return { status: response.status, body: response.body, replayed: false };
+  }
+
+  private async store(
+    tx: Prisma.TransactionClient,
+    caller: Principal,
+    body: SendTransactionalDto,
+    messageId: string,
+    prepared: PreparedContent,
+  ): Promise<void> {
+    const { accountId } = caller;
+    const recipient =
+      prepared.kind === 'template'
+        ? await this.messages.findRecipient(accountId, normalizeEmail(body.to), tx)
+        : null;
+    const rendered = this.content.render(prepared, body.to, recipient);
+    await this.messages.create(
+      accountId,
+      {
+        id: messageId,
+        apiKeyId: caller.apiKeyId ?? null,
+        templateId: prepared.kind === 'template' ? prepared.templateId : null,
+        recipientHash: this.erasureGuard.emailHash(accountId, body.to),
+        toAddress: body.to,
+        fromAddress: body.from,
+        subject: rendered.subject,
+        html: rendered.html,
+        text: rendered.text,
+      },
+      tx,
+    );
+  }
+}

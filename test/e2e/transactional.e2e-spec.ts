@@ -1,0 +1,390 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import request, { Response } from 'supertest';
+import { newId } from '../../src/platform/crypto/ids';
+import { QUEUES } from '../../src/platform/queue/queue.module';
+import { TransactionalSendProcessor } from '../../src/transactional/transactional-send.processor';
+import { TransactionalSweeper } from '../../src/transactional/transactional-sweeper';
+import { SmtpSink } from '../support/smtp-sink';
+import { TestApi, TestEnv } from '../support/test-env';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(50);
+  }
+}
+
+describe('transactional sends (CONTRACT §4)', () => {
+  let sink: SmtpSink;
+  let env: TestEnv;
+  let api: TestApi;
+  let accountId: string;
+  let auth: string;
+  let seq = 0;
+
+  /** A recipient no other test uses, so the sink can be read per test. */
+  const recipient = (name = 'user') => `${name}-${++seq}@example.com`;
+  const at = (to: string) => sink.messages.filter((m) => m.to.includes(to.toLowerCase()));
+
+  const send = (body: object, key?: string, app: TestApi = api) => {
+    const req = request(app.server).post('/v1/transactional/send').set('Authorization', auth);
+    if (key !== undefined) void req.set('Idempotency-Key', key);
+    return req.send(body);
+  };
+  const message = (to: string, overrides: object = {}) => ({
+    to,
+    from: 'Acme <hello@acme.test>',
+    subject: 'Your receipt',
+    html: '<p>Thanks!</p>',
+    text: 'Thanks!',
+    ...overrides,
+  });
+  const status = (id: string) =>
+    request(api.server).get(`/v1/transactional/${id}`).set('Authorization', auth);
+  const settled = (id: string) =>
+    until(async () => {
+      const response = await status(id);
+      return response.body.status === 'queued' ? undefined : response;
+    });
+
+  beforeAll(async () => {
+    sink = await SmtpSink.start();
+    env = await TestEnv.create({ SMTP_URL: sink.url });
+    api = await TestApi.start(env);
+    ({ accountId, auth } = await api.tenant());
+  });
+  afterAll(async () => {
+    await api?.close();
+    await env?.dispose();
+    await sink?.close();
+  });
+
+  it('accepts a send without a key, delivers it once, and reports it sent', async () => {
+    const to = recipient();
+    const accepted = await send(message(to));
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ id: expect.any(String), status: 'queued' });
+    expect(accepted.headers['idempotent-replayed']).toBeUndefined();
+
+    const done = await settled(accepted.body.id);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({
+      id: accepted.body.id,
+      status: 'sent',
+      to,
+      from: 'Acme <hello@acme.test>',
+      subject: 'Your receipt',
+      message_id: `<${accepted.body.id}@acme.test>`,
+      attempts: 1,
+      error: null,
+      sent_at: expect.any(String),
+    });
+    expect(at(to)).toHaveLength(1);
+    expect(at(to)[0].headers.subject).toBe('Your receipt');
+    expect(at(to)[0].headers['message-id']).toBe(`<${accepted.body.id}@acme.test>`);
+    expect(at(to)[0].body).toContain('<p>Thanks!</p>');
+  });
+
+  it('replays the first response for the same key and payload, and sends once', async () => {
+    const to = recipient();
+    const key = `order-${newId()}`;
+    const first = await send(message(to), key);
+    expect(first.status).toBe(202);
+    await settled(first.body.id);
+
+    // Same payload, members in another order: the same request.
+    const { html, text, ...rest } = message(to);
+    const again = await send({ text, ...rest, html }, key);
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+
+    await sleep(300);
+    expect(at(to)).toHaveLength(1);
+    const rows = await env.sql('SELECT id FROM transactional_messages WHERE to_address = $1', [to]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('answers 409 for the same key with another payload', async () => {
+    const to = recipient();
+    const key = `k-${newId()}`;
+    await send(message(to), key).expect(202);
+    const other = await send(message(to, { subject: 'Something else' }), key);
+    expect(other.status).toBe(409);
+    expect(other.body).toEqual({
+      error: { code: 'conflict', message: expect.any(String), details: [] },
+    });
+  });
+
+  it('sends exactly once for 10 concurrent identical requests with a fresh key', async () => {
+    const to = recipient('burst');
+    const key = `burst-${newId()}`;
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => send(message(to), key) as unknown as Promise<Response>),
+    );
+    const fresh = responses.filter((r) => r.status === 202 && !r.headers['idempotent-replayed']);
+    const replays = responses.filter((r) => r.headers['idempotent-replayed'] === 'true');
+    const conflicts = responses.filter((r) => r.status === 409);
+    expect(fresh).toHaveLength(1);
+    expect(replays.length + conflicts.length).toBe(9);
+    for (const replay of replays) expect(replay.body).toEqual(fresh[0].body);
+
+    await settled(fresh[0].body.id);
+    await sleep(300);
+    expect(at(to)).toHaveLength(1);
+  });
+
+  it('refuses an erased recipient with 409 and audits it without the address', async () => {
+    const to = recipient('erased');
+    await request(api.server)
+      .post('/v1/erasures')
+      .set('Authorization', auth)
+      .send({ email: to })
+      .expect(200);
+
+    const refused = await send(message(to.toUpperCase()), `erased-${newId()}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('conflict');
+    // SPEC §7.3: the same response as a reused key's.
+    const key = `k-${newId()}`;
+    await send(message(recipient()), key).expect(202);
+    const reused = await send(message(recipient()), key);
+    expect(reused.status).toBe(409);
+    expect(refused.body).toEqual(reused.body);
+
+    const audit = await env.sql<{ action: string; row: string }>(
+      `SELECT action, row_to_json(a)::text AS row FROM audit_events a WHERE account_id = $1`,
+      [accountId],
+    );
+    const refusal = audit.filter((a) => a.action === 'erased_identity.write_refused');
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0].row).toContain('POST /v1/transactional/send');
+    for (const event of audit) {
+      expect(event.row.toLowerCase()).not.toContain(to.toLowerCase());
+      expect(event.row.toLowerCase()).not.toContain(to.split('@')[0]);
+    }
+    await sleep(200);
+    expect(at(to)).toHaveLength(0);
+  });
+
+  it('answers 400 for an empty or overlong key, and accepts 255 characters', async () => {
+    const to = recipient();
+    const empty = await send(message(to), '');
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.code).toBe('invalid_request');
+    const long = await send(message(to), 'k'.repeat(256));
+    expect(long.status).toBe(400);
+    expect(long.body.error.code).toBe('invalid_request');
+    await send(message(to), 'k'.repeat(255)).expect(202);
+  });
+
+  it('validates the payload before it claims a key', async () => {
+    const key = `v-${newId()}`;
+    const to = recipient();
+    const missing = await send({ from: 'a@acme.test', subject: 's', text: 't' }, key);
+    expect(missing.status).toBe(400);
+    const badFrom = await send(message(to, { from: 'not an address' }), key);
+    expect(badFrom.status).toBe(422);
+    expect(badFrom.body.error.details).toEqual([
+      { field: 'from', code: 'invalid_format', message: expect.any(String) },
+    ]);
+    const noContent = await send({ to, from: 'a@acme.test', subject: 's' }, key);
+    expect(noContent.status).toBe(400);
+    const both = await send(message(to, { template_id: newId() }), key);
+    expect(both.status).toBe(422);
+    expect(both.body.error.details[0]).toMatchObject({ field: 'template_id' });
+    const unknownTemplate = await send(
+      { to, from: 'a@acme.test', template_id: newId(), data: {} },
+      key,
+    );
+    expect(unknownTemplate.status).toBe(422);
+    expect(unknownTemplate.body.error.details[0]).toMatchObject({
+      field: 'template_id',
+      code: 'not_found',
+    });
+    const dataInline = await send(message(to, { data: { a: 1 } }), key);
+    expect(dataInline.status).toBe(422);
+    // None of these held the key.
+    await send(message(to), key).expect(202);
+  });
+
+  it('renders a template with data over the subscriber’s fields and counts the send', async () => {
+    const to = recipient('ada');
+    const subscriber = await request(api.server)
+      .post('/v1/subscribers')
+      .set('Authorization', auth)
+      .send({ email: to, first_name: 'Ada' })
+      .expect(201);
+    const template = await api.prisma.template.create({
+      data: {
+        id: newId(),
+        accountId,
+        name: 'receipt',
+        subject: 'Hi {{first_name}}',
+        html: '<p>{{first_name}}: order {{order}}</p>',
+        text: '{{first_name}}: order {{order}}',
+      },
+    });
+    const accepted = await send({
+      to,
+      from: 'shop@acme.test',
+      template_id: template.id,
+      data: { order: 'A-17' },
+    }).expect(202);
+    const done = await settled(accepted.body.id);
+    expect(done.body).toMatchObject({
+      status: 'sent',
+      subject: 'Hi Ada',
+      template_id: template.id,
+    });
+    expect(at(to)[0].headers.subject).toBe('Hi Ada');
+    expect(at(to)[0].body).toContain('Ada: order A-17');
+
+    const after = await request(api.server)
+      .get(`/v1/subscribers/${subscriber.body.id}`)
+      .set('Authorization', auth)
+      .expect(200);
+    expect(after.body.statistics).toMatchObject({ sent: 1, last_sent_at: expect.any(String) });
+  });
+
+  it('marks a permanently refused message failed, without the address in the error', async () => {
+    const to = recipient('bounce');
+    sink.verdict = (m) =>
+      m.to.includes(to) ? { code: 550, message: `5.1.1 <${to}> no such user` } : undefined;
+    try {
+      const accepted = await send(message(to)).expect(202);
+      const done = await settled(accepted.body.id);
+      expect(done.body.status).toBe('failed');
+      expect(done.body.error).toContain('550');
+      expect(done.body.error).not.toContain(to);
+      expect(done.body.attempts).toBe(1);
+    } finally {
+      sink.verdict = () => undefined;
+    }
+  });
+
+  it('retries a temporary refusal with backoff', async () => {
+    const to = recipient('greylisted');
+    let refusals = 0;
+    sink.verdict = (m) => {
+      if (!m.to.includes(to) || refusals > 0) return undefined;
+      refusals += 1;
+      return { code: 451, message: 'greylisted, try later' };
+    };
+    try {
+      const accepted = await send(message(to)).expect(202);
+      const done = await settled(accepted.body.id);
+      expect(done.body).toMatchObject({ status: 'sent', attempts: 2, error: null });
+      expect(at(to)).toHaveLength(1);
+    } finally {
+      sink.verdict = () => undefined;
+    }
+  });
+
+  it('scrubs stored messages and keys when their recipient is erased', async () => {
+    const to = recipient('forget-me');
+    const key = `f-${newId()}`;
+    const accepted = await send(message(to, { subject: 'Private matter' }), key).expect(202);
+    await settled(accepted.body.id);
+    await request(api.server)
+      .post('/v1/erasures')
+      .set('Authorization', auth)
+      .send({ email: to })
+      .expect(200);
+
+    const after = await status(accepted.body.id).expect(200);
+    expect(after.body).toMatchObject({ status: 'sent', to: null, subject: null });
+    const rows = await env.sql<{ row: string }>(
+      'SELECT row_to_json(t)::text AS row FROM transactional_messages t WHERE id = $1',
+      [accepted.body.id],
+    );
+    expect(rows[0].row).not.toContain('forget-me');
+    expect(rows[0].row).not.toContain('Private matter');
+    const keys = await env.sql('SELECT 1 FROM idempotency_keys WHERE key = $1', [key]);
+    expect(keys).toHaveLength(0);
+    // The same request again is now a named write to an erased identity.
+    await send(message(to, { subject: 'Private matter' }), key).expect(409);
+  });
+
+  it('shows only the caller’s own messages', async () => {
+    const accepted = await send(message(recipient())).expect(202);
+    const other = await api.tenant('Other');
+    await request(api.server)
+      .get(`/v1/transactional/${accepted.body.id}`)
+      .set('Authorization', other.auth)
+      .expect(404);
+    await status('not-an-id').expect(404);
+    await status(newId()).expect(404);
+  });
+
+  describe('recovery', () => {
+    it('sends a message whose job was lost once, even with a duplicate job', async () => {
+      const worker = api.app.get(TransactionalSendProcessor).worker;
+      const queue = api.app.get<Queue>(getQueueToken(QUEUES.transactional));
+      const to = recipient('lost-job');
+      await worker.pause();
+      let id: string;
+      try {
+        id = (await send(message(to)).expect(202)).body.id;
+        // As if the process died between commit and enqueue: the job never existed.
+        expect(await queue.remove(id)).toBe(1);
+        // A stray duplicate job for the same message must not send it a second time.
+        await queue.add(
+          'send',
+          { accountId, messageId: id },
+          { jobId: `dup-${id}`, removeOnComplete: true },
+        );
+      } finally {
+        await worker.resume();
+      }
+      await sleep(300);
+      await api.app.get(TransactionalSweeper).sweep(0);
+      const done = await settled(id);
+      expect(done.body.status).toBe('sent');
+      await sleep(500);
+      expect(at(to)).toHaveLength(1);
+    });
+
+    it('frees a key whose request died mid-way, and holds one still in progress', async () => {
+      const stale = `stale-${newId()}`;
+      const live = `live-${newId()}`;
+      for (const [key, lockedUntil] of [
+        [stale, "now() - interval '1 second'"],
+        [live, "now() + interval '1 minute'"],
+      ]) {
+        await env.sql(
+          `INSERT INTO idempotency_keys
+             (account_id, key, fingerprint, message_id, state, locked_until, expires_at)
+           VALUES ($1, $2, 'x', $3, 'processing', ${lockedUntil}, now() + interval '1 day')`,
+          [accountId, key, newId()],
+        );
+      }
+      const to = recipient();
+      const taken = await send(message(to), stale);
+      expect(taken.status).toBe(202);
+      expect(taken.headers['idempotent-replayed']).toBeUndefined();
+      await send(message(to), live).expect(409);
+    });
+
+    it('replaces an expired key', async () => {
+      const key = `old-${newId()}`;
+      await env.sql(
+        `INSERT INTO idempotency_keys (account_id, key, fingerprint, message_id, state,
+           response_status, response_body, locked_until, expires_at)
+         VALUES ($1, $2, 'x', $3, 'completed', 202, '{}', now(), now() - interval '1 second')`,
+        [accountId, key, newId()],
+      );
+      const fresh = await send(message(recipient()), key);
+      expect(fresh.status).toBe(202);
+      expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+      const pruned = await api.app.get(TransactionalSweeper).sweep();
+      expect(pruned.pruned).toBeGreaterThanOrEqual(0);
+    });
+  });
+});
