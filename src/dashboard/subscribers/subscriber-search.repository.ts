@@ -17,7 +17,15 @@ export class SubscriberSearchRepository {
     const needle = query.trim().toLowerCase();
     return this.prisma.subscriber.findMany({
       ...rest,
-      where: needle ? { ...where, emailNormalized: { contains: needle } } : where,
+      where: needle ? { ...where, emailNormalized: { contains: escapeLike(needle) } } : where,
     });
   }
+}
+
+/**
+ * Prisma passes `contains` to LIKE as is, so a typed % or _ would act as a wildcard; escaped
+ * with PostgreSQL's default LIKE escape character, they match themselves.
+ */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
