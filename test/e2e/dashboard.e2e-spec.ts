@@ -260,11 +260,10 @@ describe('dashboard API: people, sessions, CSRF, throttling, keys', () => {
 
     it('lists all eleven scopes, grouped by resource', async () => {
       const response = await owner.get('/dashboard/api/scopes').expect(200);
-      const scopes = response.body.data.flatMap((group: { scopes: { scope: string }[] }) =>
-        group.scopes.map((item) => item.scope),
-      );
+      const groups = response.body.data as { resource: string; scopes: { scope: string }[] }[];
+      const scopes = groups.flatMap((group) => group.scopes.map((item) => item.scope));
       expect(scopes).toHaveLength(11);
-      expect(response.body.data.map((group: { resource: string }) => group.resource)).toEqual([
+      expect(groups.map((group) => group.resource)).toEqual([
         'subscribers',
         'segments',
         'campaigns',
@@ -312,8 +311,8 @@ describe('dashboard API: people, sessions, CSRF, throttling, keys', () => {
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('insufficient_scope');
       const list = await owner.get('/dashboard/api/keys');
-      const key = list.body.data.find((item: { id: string }) => item.id === created.id);
-      expect(key.last_used_at).not.toBeNull();
+      const keys = list.body.data as { id: string; last_used_at: string | null }[];
+      expect(keys.find((item) => item.id === created.id)?.last_used_at).not.toBeNull();
     });
 
     it('refuses unknown scopes, no scopes and no name with 422', async () => {
@@ -351,8 +350,8 @@ describe('dashboard API: people, sessions, CSRF, throttling, keys', () => {
       expect((await owner.post(`/dashboard/api/keys/${created.id}/revoke`)).status).toBe(200);
 
       const audit = await owner.get('/dashboard/api/audit').expect(200);
-      const actions = audit.body.data.map((event: { action: string }) => event.action);
-      expect(actions.filter((action: string) => action === 'api_key.revoked')).toHaveLength(1);
+      const events = audit.body.data as { action: string }[];
+      expect(events.filter((event) => event.action === 'api_key.revoked')).toHaveLength(1);
       expect(audit.body.data[0]).toMatchObject({
         action: 'api_key.revoked',
         actor: { type: 'user', email: 'owner@acme.test' },
