@@ -269,13 +269,12 @@ function Preview({
     <section className="preview" aria-labelledby="preview-title">
       <div className="preview-head">
         <h2 id="preview-title">Preview</h2>
-        <div className="tabs" role="tablist" aria-label="Preview format">
+        <div className="tabs" role="group" aria-label="Preview format">
           {(['html', 'text'] as const).map((format) => (
             <button
               key={format}
               type="button"
-              role="tab"
-              aria-selected={tab === format}
+              aria-pressed={tab === format}
               className={tab === format ? 'tab tab-active' : 'tab'}
               onClick={() => setTab(format)}
             >
@@ -291,11 +290,7 @@ function Preview({
         </div>
       )}
       {rendered && (
-        <div
-          className="preview-body"
-          role="tabpanel"
-          aria-label={tab === 'html' ? 'HTML preview' : 'Text preview'}
-        >
+        <div className="preview-body">
           <p className="preview-subject">
             <span className="muted">Subject:</span>{' '}
             <strong data-testid="preview-subject">{rendered.subject}</strong>
