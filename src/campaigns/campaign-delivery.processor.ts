@@ -17,8 +17,8 @@ export const DELIVERY_WINDOW = 100;
 /** Delivery jobs one worker process runs at once. */
 export const DELIVERY_CONCURRENCY = 4;
 /** Outcomes are written in bulk: at most this many at once, at most this long after a 250. */
-export const RECORD_BATCH = 50;
-export const RECORD_DELAY_MS = 20;
+export const RECORD_BATCH = 100;
+export const RECORD_DELAY_MS = 50;
 const RECORD_ATTEMPTS = 6;
 
 /**

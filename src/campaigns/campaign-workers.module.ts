@@ -6,6 +6,7 @@ import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignMessageBuilder } from './campaign-message';
 import { CampaignQueuesModule } from './campaign-send-queue';
 import { CampaignWatchdog } from './campaign-watchdog';
+import { CampaignWorkerWarmup } from './campaign-worker-warmup';
 import { RecipientTokens } from './recipient-token';
 
 /**
@@ -21,6 +22,7 @@ import { RecipientTokens } from './recipient-token';
     CampaignFanoutProcessor,
     CampaignDeliveryProcessor,
     CampaignWatchdog,
+    CampaignWorkerWarmup,
   ],
 })
 export class CampaignWorkersModule {}

@@ -85,6 +85,17 @@ export class MailTransport implements OnModuleDestroy {
     return this.writeToOutbox(mail, messageId, message);
   }
 
+  /**
+   * Opens an SMTP connection and says EHLO, so the first real message does not pay for it;
+   * a failure is only logged (the relay may come up later).
+   */
+  async warmUp(): Promise<void> {
+    if (!this.smtp) return;
+    await this.smtp.verify().catch((error: unknown) => {
+      this.logger.warn(`SMTP relay not reachable yet: ${String(error)}`);
+    });
+  }
+
   /** The folder holding the stored copies under a storage key (see OutgoingMessage). */
   storageFolder(storageKey: string | undefined): string {
     return join(this.config.outboxDir, safeName(storageKey ?? 'misc'));

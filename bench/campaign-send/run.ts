@@ -1,0 +1,439 @@
+// `npm run bench:campaign-send` (issue 3): one campaign to N subscribers through Herald (API
+// --api-only + a separate worker process, both compiled) into an smtp-server sink that only
+// counts, and, in the same run against the same sink, a bare nodemailer pool blasting N
+// pre-rendered messages (raw-blast.ts: the practical limit). For each audience size prints
+// messages/s of both, their ratio (target ≥ 0.6), the time from the 202 to the first message
+// at the sink (target < 1 s), and the worker's peak RSS (VmHWM; should not grow with N).
+//
+// Env (optional): BENCH_SIZES (20000,100000), BENCH_WORKERS (1) worker processes,
+// BENCH_POOL (8) SMTP connections per process for both contenders, BENCH_NODE_ARGS (none),
+// PG_SERVER (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
+//
+// Steps: build → throwaway database → migrate → account + key through the CLI → sink and API
+// processes → per size: seed, raw blast, Herald campaign (fresh worker) → table → clean up
+// (also on failure and Ctrl-C).
+
+import { ChildProcess, execFile, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { newId } from '../../src/platform/crypto/ids';
+
+const ROOT = resolve(__dirname, '../..');
+const SIZES = (process.env.BENCH_SIZES ?? '20000,100000').split(',').map(Number);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
+const POOL = Number(process.env.BENCH_POOL ?? 8);
+/** Extra node flags for the worker processes, e.g. `--cpu-prof --cpu-prof-dir=var/prof`. */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const PG_SERVER = process.env.PG_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const suffix = randomBytes(5).toString('hex');
+const database = `herald_bench_${suffix}`;
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  DATABASE_URL: `${PG_SERVER}/${database}`,
+  REDIS_URL,
+  QUEUE_PREFIX: `herald-bench-${suffix}`,
+  HERALD_SECRET: randomBytes(32).toString('base64url'),
+  PUBLIC_URL: 'https://herald.example',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT: '1000000',
+  RATE_LIMIT_SEND: '1000000',
+};
+
+// ---- processes and clean-up --------------------------------------------------------------
+
+const children = new Set<ChildProcess>();
+let databaseCreated = false;
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all([...children].map(stop));
+    if (databaseCreated) {
+      await withClient(`${PG_SERVER}/postgres`, (db) =>
+        db.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`),
+      ).catch((error: unknown) => console.error(`could not drop ${database}:`, error));
+    }
+    await deleteRedisKeys(`${env.QUEUE_PREFIX}:*`).catch(() => undefined);
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  children.delete(child);
+}
+
+function run(file: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 600_000) {
+  return new Promise<string>((done, fail) => {
+    const child = execFile(
+      file,
+      args,
+      { cwd: ROOT, env: { ...env, ...extraEnv }, timeout: timeoutMs, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        children.delete(child);
+        if (!error) return done(stdout);
+        const how = error.signal ? `killed by ${error.signal}` : `exit code ${error.code}`;
+        fail(new Error(`${file} ${args[0]} failed (${how})\n${stdout}${stderr}`));
+      },
+    );
+    children.add(child);
+  });
+}
+
+/** A long-running child whose last output lines are kept, to show if it dies. */
+function start(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => output.push(chunk.toString()) > 50 && output.shift();
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return { child, output };
+}
+
+async function withClient<T>(url: string, use: (db: Client) => Promise<T>): Promise<T> {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    return await use(db);
+  } finally {
+    await db.end();
+  }
+}
+
+async function deleteRedisKeys(pattern: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? done(address.port) : fail(new Error('no port')),
+      );
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+
+/** User + system CPU ms of a process so far (Linux /proc, 100 ticks/s). */
+function cpuMs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Peak resident set size of a process in MiB (Linux /proc VmHWM). */
+function peakRssMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+// ---- the sink ------------------------------------------------------------------------------
+
+interface SinkStats {
+  count: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+class Sink {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<Sink> {
+    const child = fork(resolve(__dirname, 'sink.ts'), [], {
+      cwd: ROOT,
+      execArgv: ['-r', '@swc-node/register'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    children.add(child);
+    const [message] = (await once(child, 'message')) as [{ port: number }];
+    return new Sink(child, `smtp://127.0.0.1:${message.port}?maxConnections=${POOL}`);
+  }
+
+  private ask<T>(type: string, answer: string): Promise<T> {
+    return new Promise((done) => {
+      const listen = (message: { type: string }) => {
+        if (message.type !== answer) return;
+        this.child.off('message', listen);
+        done(message as T);
+      };
+      this.child.on('message', listen);
+      this.child.send({ type });
+    });
+  }
+
+  reset = () => this.ask<unknown>('reset', 'ready');
+  stats = () => this.ask<SinkStats>('stats', 'stats');
+
+  async waitFor(count: number, timeoutMs: number): Promise<SinkStats> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const stats = await this.stats();
+      if (stats.count >= count) return stats;
+      if (Date.now() > deadline) throw new Error(`sink got ${stats.count} of ${count}`);
+      await sleep(50);
+    }
+  }
+}
+
+// ---- Herald ------------------------------------------------------------------------------
+
+async function seed(accountId: string, count: number): Promise<void> {
+  const start = Date.now() - count;
+  for (let offset = 0; offset < count; offset += 20_000) {
+    const ids = Array.from({ length: Math.min(20_000, count - offset) }, (_, i) =>
+      newId(start + offset + i),
+    );
+    await withClient(env.DATABASE_URL!, (db) =>
+      db.query(
+        `INSERT INTO subscribers (id, account_id, email, email_normalized, first_name, last_name,
+           city, country_code, tags, custom_fields)
+         SELECT t.id, $2, 'subscriber' || ($3 + t.n) || '@example.com',
+           'subscriber' || ($3 + t.n) || '@example.com', 'First' || ($3 + t.n), 'Last' || t.n,
+           'London', 'GB', ARRAY['news'], jsonb_build_object('plan', 'pro')
+         FROM unnest($1::uuid[]) WITH ORDINALITY AS t(id, n)`,
+        [ids, accountId, offset],
+      ),
+    );
+  }
+  await withClient(env.DATABASE_URL!, (db) => db.query('ANALYZE subscribers'));
+}
+
+async function api(base: string, key: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(base + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (response.status >= 300)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+interface HeraldResult {
+  messagesPerSec: number;
+  /** Worker CPU per message: steadier than msg/s when other work shares the cores. */
+  cpuMsPerMessage: number;
+  firstMessageMs: number;
+  sentAfterMs: number;
+  peakRssMiB: number[];
+}
+
+async function runHerald(
+  sink: Sink,
+  base: string,
+  key: string,
+  accountSize: number,
+): Promise<HeraldResult> {
+  const workers = [];
+  for (let i = 0; i < WORKERS; i++) {
+    const worker = start([...NODE_ARGS, 'dist/worker.js'], {
+      SMTP_URL: sink.url,
+      LOG_LEVEL: 'info',
+    });
+    workers.push(worker);
+  }
+  // Ready once Nest has built the worker module, plus a moment for BullMQ to start polling.
+  for (const { child, output } of workers) {
+    for (const deadline = Date.now() + 30_000; ; await sleep(100)) {
+      if (output.join('').includes('CampaignWorkersModule dependencies initialized')) break;
+      if (child.exitCode !== null || Date.now() > deadline) {
+        throw new Error(`worker did not start:\n${output.join('')}`);
+      }
+    }
+  }
+  await sleep(1500);
+
+  const campaign = await api(base, key, 'POST', '/v1/campaigns', {
+    name: `Bench ${accountSize}`,
+    subject: 'News for {{first_name}}',
+    from: 'Acme News <news@acme.example>',
+    text: 'Hello {{first_name}},\n\nThis month at Acme: things.\n\nUnsubscribe: {{unsubscribe_url}}',
+    html: '<html><body><p>Hello {{first_name}},</p><p>This month at <a href="https://acme.example/news">Acme</a>: things.</p><p><a href="{{unsubscribe_url}}">Unsubscribe</a></p></body></html>',
+  });
+  await sink.reset();
+  const cpuBefore = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
+  await api(base, key, 'POST', `/v1/campaigns/${campaign.id as string}/send`);
+  const accepted = Date.now();
+  const stats = await sink.waitFor(accountSize, Math.max(120_000, accountSize * 5));
+  for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
+    const progress = await api(base, key, 'GET', `/v1/campaigns/${campaign.id as string}/stats`);
+    if (progress.status === 'sent') {
+      if (progress.delivered !== accountSize) throw new Error(`stats: ${JSON.stringify(progress)}`);
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`never sent: ${JSON.stringify(progress)}`);
+  }
+  const sentAfterMs = Date.now() - accepted;
+  const extra = (await sink.stats()).count - accountSize;
+  if (extra !== 0) throw new Error(`the sink got ${extra} messages more than recipients`);
+  const peaks = workers.map(({ child }) => peakRssMiB(child.pid));
+  const cpuAfter = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
+  await Promise.all(workers.map(({ child }) => stop(child)));
+  return {
+    messagesPerSec: accountSize / ((stats.lastAt - accepted) / 1000),
+    cpuMsPerMessage: (cpuAfter - cpuBefore) / accountSize,
+    firstMessageMs: stats.firstAt - accepted,
+    sentAfterMs,
+    peakRssMiB: peaks,
+  };
+}
+
+interface RawResult {
+  messagesPerSec: number;
+  cpuMsPerMessage: number;
+}
+
+async function runRaw(sink: Sink, count: number): Promise<RawResult> {
+  await sink.reset();
+  const stdout = await run(
+    process.execPath,
+    ['-r', '@swc-node/register', 'bench/campaign-send/raw-blast.ts'],
+    {
+      SMTP_URL: sink.url,
+      COUNT: String(count),
+    },
+  );
+  const { elapsedMs, cpuMs: used } = JSON.parse(stdout) as { elapsedMs: number; cpuMs: number };
+  const stats = await sink.stats();
+  if (stats.count !== count) throw new Error(`raw: sink got ${stats.count} of ${count}`);
+  return { messagesPerSec: count / (elapsedMs / 1000), cpuMsPerMessage: used / count };
+}
+
+function describeRaw(raw: RawResult): string {
+  return `${raw.messagesPerSec.toFixed(0)} msg/s, ${raw.cpuMsPerMessage.toFixed(2)} CPU ms/msg`;
+}
+
+async function main(): Promise<void> {
+  console.log('building…');
+  await run('npm', ['run', '-s', 'build']);
+  console.log(`database ${database}: migrating, creating the key…`);
+  databaseCreated = true;
+  await run(process.execPath, ['dist/platform/database/migrate-main.js']);
+  const cli = async (...args: string[]) =>
+    JSON.parse(await run(process.execPath, ['dist/cli/cli.js', ...args])) as {
+      id: string;
+      key: string;
+    };
+
+  const sink = await Sink.start();
+  const port = await freePort();
+  const server = start(['dist/main.js', '--api-only'], { PORT: String(port) });
+  const base = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 60_000; ; await sleep(200)) {
+    const ok = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`API did not start:\n${server.output.join('')}`);
+  }
+
+  const rows: string[] = [];
+  for (const size of SIZES) {
+    const account = await cli('accounts', 'create', '--name', `Bench ${size}`);
+    const scopes = 'campaigns:read,campaigns:write,campaigns:send,stats:read';
+    const { key } = await cli(
+      'keys',
+      'create',
+      '--account',
+      account.id,
+      '--name',
+      'bench',
+      '--scopes',
+      scopes,
+    );
+    console.log(`\n${size} subscribers: seeding…`);
+    await seed(account.id, size);
+    const rawBefore = await runRaw(sink, size);
+    console.log(`  raw nodemailer pool: ${describeRaw(rawBefore)}`);
+    const herald = await runHerald(sink, base, key, size);
+    console.log(
+      `  herald: ${herald.messagesPerSec.toFixed(0)} msg/s, ${herald.cpuMsPerMessage.toFixed(2)} worker CPU ms/msg, ` +
+        `first message ${herald.firstMessageMs} ms after the 202, sent after ${(herald.sentAfterMs / 1000).toFixed(1)} s, ` +
+        `worker peak RSS ${herald.peakRssMiB.map((m) => m.toFixed(0)).join(' + ')} MiB`,
+    );
+    const rawAfter = await runRaw(sink, size);
+    console.log(`  raw nodemailer pool: ${describeRaw(rawAfter)}`);
+    const raw = rawAfter.messagesPerSec > rawBefore.messagesPerSec ? rawAfter : rawBefore;
+    const ratio = herald.messagesPerSec / raw.messagesPerSec;
+    const cpuRatio = raw.cpuMsPerMessage / herald.cpuMsPerMessage;
+    rows.push(
+      [
+        String(size).padStart(8),
+        raw.messagesPerSec.toFixed(0).padStart(8),
+        herald.messagesPerSec.toFixed(0).padStart(8),
+        ratio.toFixed(2).padStart(6),
+        cpuRatio.toFixed(2).padStart(9),
+        String(herald.firstMessageMs).padStart(9),
+        herald.peakRssMiB
+          .map((m) => m.toFixed(0))
+          .join('+')
+          .padStart(9),
+      ].join(' '),
+    );
+  }
+
+  console.log(
+    `\n${WORKERS} worker process(es), SMTP pool ${POOL} per process, raw = better of the runs before and after Herald`,
+  );
+  console.log('       N    raw/s herald/s  ratio cpu-ratio first(ms)  RSS(MiB)');
+  for (const row of rows) console.log(row);
+  console.log('targets: ratio ≥ 0.60, first message < 1000 ms, RSS flat across N');
+  console.log(
+    'cpu-ratio: raw CPU ms/msg ÷ Herald worker CPU ms/msg (the same ratio, free of other load)',
+  );
+}
+
+main()
+  .catch((error: unknown) => {
+    if (interrupted) return;
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanup());
