@@ -44,14 +44,15 @@ describe('sameOrigin', () => {
   });
 
   it('refuses other origins, opaque origins, garbage and cross-site fetches', () => {
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'http://mail.example.com' },
       { origin: 'null' },
       { origin: 'not a url' },
       { referer: 'https://evil.example/x' },
       { 'sec-fetch-site': 'cross-site' },
-    ]) {
+    ];
+    for (const headers of refused) {
       expect(sameOrigin(requestWith(headers), PUBLIC_URL)).toBe(false);
     }
   });
