@@ -16,6 +16,8 @@ if (!hasChromium) {
   );
 }
 const describeWithChromium = hasChromium ? describe : describe.skip;
+// A real browser on a busy two-core machine: generous, so slowness is not mistaken for failure.
+jest.setTimeout(180_000);
 
 const EMAIL = 'owner@acme.test';
 const PASSWORD = 'a long and careful passphrase';
@@ -39,7 +41,7 @@ describeWithChromium('dashboard in Chromium', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(30_000);
   }, 120_000);
 
   afterAll(async () => {
