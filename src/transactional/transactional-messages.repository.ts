@@ -107,13 +107,33 @@ export class TransactionalMessagesRepository {
       WHERE account_id = ${ref.accountId}::uuid AND id = ${ref.id}::uuid AND status = 'sending'`;
   }
 
-  async markFailed(ref: MessageRef, error: string): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE transactional_messages
-      SET status = 'failed', updated_at = now(),
-          error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END
-      WHERE account_id = ${ref.accountId}::uuid AND id = ${ref.id}::uuid
-        AND status IN ('queued', 'sending')`;
+  /**
+   * Ends a message as failed. When the relay refused it (`bounce`), the attempt counts in the
+   * recipient's statistics as campaign sends do: sent, and a hard (5xx) or soft bounce; a
+   * hard bounce marks the subscriber `bounced`, so campaigns stop mailing the address.
+   */
+  async markFailed(
+    ref: MessageRef,
+    error: string,
+    bounce?: { hard: boolean; emailNormalized: string },
+  ): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const ended = await tx.$executeRaw`
+        UPDATE transactional_messages
+        SET status = 'failed', updated_at = now(),
+            error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END
+        WHERE account_id = ${ref.accountId}::uuid AND id = ${ref.id}::uuid
+          AND status IN ('queued', 'sending')`;
+      if (ended === 0 || !bounce) return;
+      const hard = bounce.hard ? 1 : 0;
+      await tx.$executeRaw`
+        UPDATE subscribers
+        SET stat_sent = stat_sent + 1, stat_hard_bounces = stat_hard_bounces + ${hard},
+            stat_soft_bounces = stat_soft_bounces + ${1 - hard},
+            status = CASE WHEN ${hard} = 1 THEN 'bounced' ELSE status END, last_sent_at = now()
+        WHERE account_id = ${ref.accountId}::uuid
+          AND email_normalized = ${bounce.emailNormalized}`;
+    });
   }
 
   /**

@@ -95,7 +95,12 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const reason = describe(error, message.toAddress!);
     if (permanent || lastAttempt) {
-      await this.messages.markFailed(message, reason);
+      // Only the relay's refusals are bounces; our own errors say nothing of the address.
+      const bounce =
+        error instanceof MailDeliveryError
+          ? { hard: permanent, emailNormalized: normalizeEmail(message.toAddress!) }
+          : undefined;
+      await this.messages.markFailed(message, reason, bounce);
       return;
     }
     await this.messages.release(message, reason);

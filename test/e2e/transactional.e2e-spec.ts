@@ -250,11 +250,20 @@ describe('transactional sends (CONTRACT §4)', () => {
       .get(`/v1/subscribers/${subscriber.body.id}`)
       .set('Authorization', auth)
       .expect(200);
-    expect(after.body.statistics).toMatchObject({ sent: 1, last_sent_at: expect.any(String) });
+    expect(after.body.statistics).toMatchObject({
+      sent: 1,
+      delivered: 1,
+      last_sent_at: expect.any(String),
+    });
   });
 
-  it('marks a permanently refused message failed, without the address in the error', async () => {
+  it('marks a permanently refused message failed and counts the hard bounce', async () => {
     const to = recipient('bounce');
+    const subscriber = await request(api.server)
+      .post('/v1/subscribers')
+      .set('Authorization', auth)
+      .send({ email: to })
+      .expect(201);
     sink.verdict = (m) =>
       m.to.includes(to) ? { code: 550, message: `5.1.1 <${to}> no such user` } : undefined;
     try {
@@ -267,6 +276,12 @@ describe('transactional sends (CONTRACT §4)', () => {
     } finally {
       sink.verdict = () => undefined;
     }
+    const after = await request(api.server)
+      .get(`/v1/subscribers/${subscriber.body.id}`)
+      .set('Authorization', auth)
+      .expect(200);
+    expect(after.body.status).toBe('bounced');
+    expect(after.body.statistics).toMatchObject({ sent: 1, delivered: 0, hard_bounces: 1 });
   });
 
   it('retries a temporary refusal with backoff', async () => {
