@@ -1,5 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import request, { Response } from 'supertest';
 import { newId } from '../../src/platform/crypto/ids';
 import { QUEUES } from '../../src/platform/queue/queue.module';
@@ -401,5 +403,51 @@ describe('transactional sends (CONTRACT §4)', () => {
       const pruned = await api.app.get(TransactionalSweeper).sweep();
       expect(pruned.pruned).toBeGreaterThanOrEqual(0);
     });
+  });
+});
+
+describe('transactional sends without SMTP_URL (outbox files)', () => {
+  let env: TestEnv;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    env = await TestEnv.create();
+    api = await TestApi.start(env);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await rm(env.config.outboxDir, { recursive: true, force: true });
+    await env?.dispose();
+  });
+
+  it('stores an .eml copy per message and deletes it when the recipient is erased', async () => {
+    const { auth } = await api.tenant();
+    const to = 'kept-on-disk@example.com';
+    const accepted = await request(api.server)
+      .post('/v1/transactional/send')
+      .set('Authorization', auth)
+      .send({ to, from: 'shop@acme.test', subject: 'Stored', text: 'On disk' })
+      .expect(202);
+    const id: string = accepted.body.id;
+    await until(async () => {
+      const response = await request(api.server)
+        .get(`/v1/transactional/${id}`)
+        .set('Authorization', auth);
+      return response.body.status === 'sent' ? true : undefined;
+    });
+    const folders = await readdir(env.config.outboxDir);
+    const folder = folders.find((name) => name.startsWith('transactional-'));
+    expect(folder).toBeDefined();
+    // Named by the erasure hash: the folder name does not reveal the address.
+    expect(folder).not.toContain('kept-on-disk');
+    const eml = await readFile(join(env.config.outboxDir, folder!, `${id}.eml`), 'utf8');
+    expect(eml).toContain(to);
+
+    await request(api.server)
+      .post('/v1/erasures')
+      .set('Authorization', auth)
+      .send({ email: to })
+      .expect(200);
+    expect(await readdir(env.config.outboxDir)).not.toContain(folder);
   });
 });
