@@ -188,8 +188,15 @@ describeWithChromium('dashboard in Chromium', () => {
     const frame = page.frameLocator('iframe[title="Rendered HTML email"]');
     await frame.getByText('See you in London.').waitFor();
     await screenshot(page, '10-template-editor');
+    // The same preview with a real subscriber's fields.
+    await page.getByLabel('Preview as subscriber').fill('grace@example.com');
+    await page.getByTestId('preview-subject').getByText('Spring is here, Grace').waitFor();
+    await frame.getByText('See you in Arlington.').waitFor();
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('heading', { name: 'Spring welcome' }).waitFor();
+    await nav('Templates');
+    await page.getByRole('link', { name: 'Spring welcome' }).waitFor();
+    await screenshot(page, '10b-templates');
   });
 
   it('builds a segment with a live count', async () => {
@@ -211,6 +218,9 @@ describeWithChromium('dashboard in Chromium', () => {
     await page.getByTestId('segment-count').getByText('2 subscribers match').waitFor();
     await page.getByRole('button', { name: 'Create segment' }).click();
     await page.getByRole('heading', { name: 'VIPs' }).waitFor();
+    await nav('Segments');
+    await page.getByRole('row', { name: /VIPs/ }).getByText('tags contains “vip”').waitFor();
+    await screenshot(page, '11b-segments');
   });
 
   it('creates a campaign, confirms the recipient count, sends it and watches it finish', async () => {

@@ -10,6 +10,7 @@ import { EmptyState, ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
 import { Pager, useCursorPager } from '../ui/Pager';
 import {
+  describeFilter,
   fromFilter,
   needsValue,
   newRule,
@@ -61,9 +62,7 @@ export function SegmentsPage() {
                       {segment.name}
                     </Link>
                   </td>
-                  <td>
-                    <code className="small">{JSON.stringify(segment.filter)}</code>
-                  </td>
+                  <td>{describeFilter(segment.filter)}</td>
                   <td>{formatDateTime(segment.updated_at)}</td>
                 </tr>
               ))}

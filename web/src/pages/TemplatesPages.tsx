@@ -2,7 +2,7 @@ import { FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiFailure, query } from '../api/client';
 import { toFailure, useApi, useDebounced, useLiveResult } from '../api/hooks';
-import type { Page, Rendered, Template } from '../api/types';
+import type { Page, Rendered, Subscriber, Template } from '../api/types';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextAreaField, TextField } from '../ui/Field';
 import { formatDateTime } from '../ui/format';
@@ -194,7 +194,7 @@ function TemplateEditor({ template }: { template?: Template }) {
           <TextAreaField
             label="Sample data for the preview"
             className="mono"
-            rows={6}
+            rows={9}
             value={sample}
             onChange={(event) => setSample(event.target.value)}
             spellCheck={false}
@@ -248,16 +248,27 @@ function Preview({
   } catch {
     sampleError = 'The sample data is not valid JSON.';
   }
+  // Optionally, one of the account's real subscribers instead of the sample data.
+  const [asEmail, setAsEmail] = useState('');
+  const email = useDebounced(asEmail.trim().toLowerCase(), 300);
+  const found = useApi<Page<Subscriber>>(
+    email ? `/subscribers${query({ q: email, limit: 5 })}` : null,
+  );
+  const subscriber = email
+    ? found.data?.data.find((candidate) => candidate.email.toLowerCase() === email)
+    : undefined;
+  const content = {
+    subject: settled.subject,
+    html: settled.html || null,
+    text: settled.text || null,
+  };
   const result = useLiveResult<Rendered>(
     '/templates/render',
-    sampleError
-      ? undefined
-      : {
-          subject: settled.subject,
-          html: settled.html || null,
-          text: settled.text || null,
-          data,
-        },
+    subscriber
+      ? { ...content, subscriber_id: subscriber.id }
+      : sampleError
+        ? undefined
+        : { ...content, data },
   );
   const renderError =
     result.error &&
@@ -283,7 +294,21 @@ function Preview({
           ))}
         </div>
       </div>
-      {sampleError && <ErrorNotice>{sampleError}</ErrorNotice>}
+      <TextField
+        label="Preview as subscriber (optional)"
+        type="email"
+        placeholder="Email of one of your subscribers"
+        value={asEmail}
+        onChange={(event) => setAsEmail(event.target.value)}
+        hint={
+          subscriber
+            ? `Using ${subscriber.email}’s own fields.`
+            : email && !found.loading
+              ? 'No subscriber has this email: using the sample data.'
+              : 'Leave empty to use the sample data.'
+        }
+      />
+      {sampleError && !subscriber && <ErrorNotice>{sampleError}</ErrorNotice>}
       {renderError && (
         <div className="notice notice-error" role="alert">
           <pre className="pre-wrap">{renderError}</pre>

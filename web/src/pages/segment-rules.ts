@@ -98,3 +98,18 @@ function fromCondition(condition: Json): Rule | undefined {
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** A filter in words, e.g. `tags contains “vip” and city is “London”`; JSON when nested. */
+export function describeFilter(filter: unknown): string {
+  const rules = fromFilter(filter);
+  if (!rules) return JSON.stringify(filter);
+  if (rules.rules.length === 0) return 'Every subscriber';
+  return rules.rules
+    .map((rule) => {
+      const label = OPERATOR_LABELS[rule.op] ?? rule.op;
+      return needsValue(rule.op)
+        ? `${rule.field} ${label} “${rule.value}”`
+        : `${rule.field} ${label}`;
+    })
+    .join(rules.match === 'and' ? ' and ' : ' or ');
+}
