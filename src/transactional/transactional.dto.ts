@@ -14,7 +14,9 @@ import { Mailbox } from './mailbox.decorator';
 
 /** Bodies stay well inside the 1 MiB request limit. */
 const MAX_BODY = 512 * 1024;
-const withoutTemplate = (body: SendTransactionalDto) => body.template_id == null;
+/** Required without a template; checked whenever given (ValidateIf gates every rule below it). */
+const subjectApplies = (body: SendTransactionalDto) =>
+  body.template_id == null || body.subject !== undefined;
 
 /**
  * POST /v1/transactional/send (CONTRACT §4). The content is either inline (html and/or text)
@@ -36,7 +38,7 @@ export class SendTransactionalDto {
   from!: string;
 
   @ApiProperty({ example: 'Your receipt', description: 'Optional with template_id.' })
-  @ValidateIf(withoutTemplate)
+  @ValidateIf(subjectApplies)
   @IsDefined()
   @IsString()
   @MaxLength(998)

@@ -210,6 +210,12 @@ describe('transactional sends (CONTRACT §4)', () => {
       field: 'template_id',
       code: 'not_found',
     });
+    const twoLines = await send(
+      { to, from: 'a@acme.test', subject: 'a\r\nBcc: x@evil.test', template_id: newId() },
+      key,
+    );
+    expect(twoLines.status).toBe(422);
+    expect(twoLines.body.error.details[0]).toMatchObject({ field: 'subject' });
     const dataInline = await send(message(to, { data: { a: 1 } }), key);
     expect(dataInline.status).toBe(422);
     // None of these held the key.
