@@ -59,7 +59,7 @@ describe('API keys and scopes (SPEC §5, CONTRACT §2)', () => {
     await env?.dispose();
   });
 
-  it('serves only /v1 routes that the scope table names', async () => {
+  it('serves only /v1 routes that the scope table names', () => {
     expect(routes.length).toBeGreaterThanOrEqual(8);
     const missing = routes.filter((route) => !(route in ROUTE_SCOPES));
     expect(missing).toEqual([]);
@@ -106,7 +106,7 @@ describe('API keys and scopes (SPEC §5, CONTRACT §2)', () => {
   it('answers 403 insufficient_scope on every route for a key lacking its scope', async () => {
     for (const route of routes) {
       const scope = ROUTE_SCOPES[route];
-      const others = SCOPES.filter((candidate) => candidate !== scope) as Scope[];
+      const others: Scope[] = SCOPES.filter((candidate) => candidate !== scope);
       const { key } = await api.key(accountId, others);
       const response = await call(api, route, `Bearer ${key}`);
       expect({ route, status: response.status, code: response.body.error?.code }).toEqual({

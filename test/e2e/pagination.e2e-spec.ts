@@ -73,7 +73,7 @@ describe('pagination (SPEC §4, §7.6, §8)', () => {
     do {
       const query: string = `?limit=40${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const response = await list(query).expect(200);
-      seen.push(...response.body.data.map((row: { email: string }) => row.email));
+      seen.push(...(response.body.data as { email: string }[]).map((row) => row.email));
       cursor = response.body.next_cursor;
       pages += 1;
     } while (cursor !== null && pages < 10);

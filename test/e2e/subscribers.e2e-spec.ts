@@ -173,8 +173,8 @@ describe('subscribers (SPEC §2, §4; CONTRACT §4)', () => {
       201,
     );
     const response = await patch(created.id, { city: 'Lyon', email: null, status: '' }).expect(422);
-    const fields = response.body.error.details.map((detail: { field: string }) => detail.field);
-    expect(fields.sort()).toEqual(['email', 'status']);
+    const details = response.body.error.details as { field: string }[];
+    expect(details.map((detail) => detail.field).sort()).toEqual(['email', 'status']);
     expect((await get(created.id)).body.city).toBe('Paris');
   });
 
