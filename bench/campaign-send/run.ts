@@ -27,8 +27,15 @@ const ROOT = resolve(__dirname, '../..');
 const SIZES = (process.env.BENCH_SIZES ?? '20000,100000').split(',').map(Number);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const POOL = Number(process.env.BENCH_POOL ?? 8);
-/** Extra node flags for the worker processes, e.g. `--cpu-prof --cpu-prof-dir=var/prof`. */
-const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/**
+ * Node flags of the worker: as `npm run start:worker` runs it (a larger young generation,
+ * since composing MIME churns short-lived objects; the raw blast gets the same), plus
+ * BENCH_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=var/prof`.
+ */
+const NODE_ARGS = [
+  '--max-semi-space-size=32',
+  ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+];
 const PG_SERVER = process.env.PG_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -333,7 +340,7 @@ async function runRaw(sink: Sink, count: number): Promise<RawResult> {
   await sink.reset();
   const stdout = await run(
     process.execPath,
-    ['-r', '@swc-node/register', 'bench/campaign-send/raw-blast.ts'],
+    ['--max-semi-space-size=32', '-r', '@swc-node/register', 'bench/campaign-send/raw-blast.ts'],
     {
       SMTP_URL: sink.url,
       COUNT: String(count),

@@ -1,8 +1,75 @@
 import { Injectable } from '@nestjs/common';
 import { Campaign, Prisma, Subscriber } from '../generated/prisma/client';
+import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 
 type Db = Prisma.TransactionClient;
+
+// The per-chunk statements run on PgPool, not Prisma: Prisma's runtime cost several times
+// the SQL on this path (docs/decisions.md). Each is shaped so that its plan stays an index
+// lookup even while the ledger has no statistics yet (a campaign's first minute).
+
+/**
+ * Claims up to $4 pending rows of a batch. The picked rows (index on campaign, batch,
+ * status) drive primary-key lookups; the subquery locked exactly the pending rows it
+ * returns, so they still are pending when updated.
+ */
+const CLAIM = `
+  UPDATE campaign_recipients r
+     SET status = 'sending', claimed_at = now(), attempts = r.attempts + 1
+    FROM (SELECT subscriber_id FROM campaign_recipients
+           WHERE campaign_id = $1 AND batch = $2 AND status = 'pending' AND account_id = $3
+           ORDER BY subscriber_id
+           LIMIT $4
+             FOR UPDATE SKIP LOCKED) picked
+   WHERE r.campaign_id = $1 AND r.subscriber_id = picked.subscriber_id
+  RETURNING r.subscriber_id::text`;
+
+/** Campaign row first: the lock order every writer of counters and subscribers keeps. */
+const LOCK_CAMPAIGN = `SELECT 1 FROM campaigns WHERE id = $1 FOR UPDATE`;
+
+const WRITE_OUTCOMES = `
+  UPDATE campaign_recipients r
+     SET status = v.status, skip_reason = v.reason, smtp_code = v.code,
+         sent_at = CASE WHEN v.status IN ('sent', 'failed') THEN now() END
+    FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[]) AS v(id, status, reason, code)
+   WHERE r.campaign_id = $1 AND r.subscriber_id = ANY($3::uuid[]) AND r.subscriber_id = v.id
+     AND r.account_id = $2 AND r.status = 'sending'
+  RETURNING r.subscriber_id::text AS id`;
+
+const NOTE_DEFERRAL = `
+  UPDATE campaign_recipients SET smtp_code = $3
+   WHERE campaign_id = $1 AND subscriber_id = $2 AND status = 'sending'`;
+
+/**
+ * One UPDATE for a whole chunk of recipients: sent, delivered, bounces, last_sent_at; a
+ * hard bounce also marks the subscriber bounced. The locking subquery takes the row locks in
+ * id order before anything changes, so concurrent campaigns cannot deadlock on them.
+ */
+const SUBSCRIBER_STATS = `
+  UPDATE subscribers s
+     SET stat_sent = s.stat_sent + 1,
+         stat_delivered = s.stat_delivered + v.delivered,
+         stat_hard_bounces = s.stat_hard_bounces + v.hard,
+         stat_soft_bounces = s.stat_soft_bounces + v.soft,
+         status = CASE WHEN v.hard = 1 THEN 'bounced' ELSE s.status END,
+         last_sent_at = now()
+    FROM (SELECT id FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])
+           ORDER BY id FOR UPDATE) locked,
+         unnest($2::uuid[], $3::int[], $4::int[], $5::int[]) AS v(id, delivered, hard, soft)
+   WHERE s.id = locked.id AND s.id = v.id`;
+
+const CAMPAIGN_COUNTERS = `
+  UPDATE campaigns
+     SET delivered_count = delivered_count + $2,
+         failed_count = failed_count + $3,
+         bounce_count = bounce_count + $4,
+         recipient_count = recipient_count - $5,
+         skipped_erased_count = skipped_erased_count + $6,
+         skipped_unsubscribed_count = skipped_unsubscribed_count + $7,
+         skipped_bounced_count = skipped_bounced_count + $8,
+         progress_at = now()
+   WHERE id = $1`;
 
 /** Subscriber statuses a campaign never mails: they are snapshotted as `skipped`. */
 export const NOT_MAILABLE = ['unsubscribed', 'bounced'] as const;
@@ -31,7 +98,11 @@ export type Outcome =
  */
 @Injectable()
 export class CampaignLedgerRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    /** For the per-chunk statements (claim, read, record): see docs/decisions.md. */
+    private readonly pool: PgPool,
+  ) {}
 
   findCampaign(accountId: string, campaignId: string): Promise<Campaign | null> {
     return this.prisma.campaign.findFirst({ where: { accountId, id: campaignId } });
@@ -181,32 +252,22 @@ export class CampaignLedgerRepository {
     batch: number,
     limit: number,
   ): Promise<string[]> {
-    // Shaped so the plan is the right one even on a ledger that grew faster than its
-    // statistics: the picked rows (index on campaign, batch, status) drive primary-key
-    // lookups. The subquery locked exactly the pending rows it returns, so they still are.
-    const rows = await this.prisma.$queryRaw<{ subscriber_id: string }[]>`
-      UPDATE campaign_recipients r
-         SET status = 'sending', claimed_at = now(), attempts = r.attempts + 1
-        FROM (SELECT subscriber_id FROM campaign_recipients
-               WHERE campaign_id = ${campaignId}::uuid AND batch = ${batch} AND status = 'pending'
-                 AND account_id = ${accountId}::uuid
-               ORDER BY subscriber_id
-               LIMIT ${limit}
-                 FOR UPDATE SKIP LOCKED) picked
-       WHERE r.campaign_id = ${campaignId}::uuid AND r.subscriber_id = picked.subscriber_id
-      RETURNING r.subscriber_id::text`;
+    const { rows } = await this.pool.query<{ subscriber_id: string }>(CLAIM, [
+      campaignId,
+      batch,
+      accountId,
+      limit,
+    ]);
     return rows.map((row) => row.subscriber_id);
   }
 
-  /**
-   * The claimed recipients' rows. Raw SQL on this hot path (one query per chunk): Prisma's
-   * model query costs about twice the CPU for the same rows. Column names map to the model's
-   * field names by the schema's own convention (snake_case ↔ camelCase).
-   */
+  /** The claimed recipients' rows, as Prisma's Subscriber type. */
   async subscribers(accountId: string, ids: string[]): Promise<Subscriber[]> {
-    const rows = await this.prisma.$queryRaw<Record<string, unknown>[]>`
-      SELECT * FROM subscribers WHERE account_id = ${accountId}::uuid AND id = ANY(${ids}::uuid[])`;
-    return rows.map(toModelFields) as unknown as Subscriber[];
+    const { rows } = await this.pool.query<Record<string, unknown>>(
+      `SELECT * FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])`,
+      [accountId, ids],
+    );
+    return rows.map(toSubscriber);
   }
 
   /**
@@ -226,74 +287,62 @@ export class CampaignLedgerRepository {
     const reasons = final.map((o) => (o.kind === 'skipped' ? o.reason : null));
     const smtpCodes = final.map((o) => (o.kind === 'failed' ? (o.smtpCode ?? null) : null));
 
-    await this.prisma.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM campaigns WHERE id = ${campaignId}::uuid FOR UPDATE`;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(LOCK_CAMPAIGN, [campaignId]);
       // Only rows still claimed are written, and the counters follow what was written, so
       // an outcome reported twice (a duplicated job, a retried transaction) counts once.
       const written = new Set(
         final.length === 0
           ? []
           : (
-              await tx.$queryRaw<{ id: string }[]>`
-                UPDATE campaign_recipients r
-                   SET status = v.status, skip_reason = v.reason, smtp_code = v.code,
-                       sent_at = CASE WHEN v.status IN ('sent', 'failed') THEN now() END
-                  FROM unnest(${ids}::uuid[], ${statuses}::text[], ${reasons}::text[],
-                              ${smtpCodes}::int[]) AS v(id, status, reason, code)
-                 WHERE r.campaign_id = ${campaignId}::uuid AND r.subscriber_id = ANY(${ids}::uuid[])
-                   AND r.subscriber_id = v.id
-                   AND r.account_id = ${accountId}::uuid AND r.status = 'sending'
-                RETURNING r.subscriber_id::text AS id`
-            ).map((row) => row.id),
+              await client.query<{ id: string }>(WRITE_OUTCOMES, [
+                campaignId,
+                accountId,
+                ids,
+                statuses,
+                reasons,
+                smtpCodes,
+              ])
+            ).rows.map((row) => row.id),
       );
       for (const outcome of deferred) {
         if (outcome.kind !== 'deferred') continue;
-        await tx.$executeRaw`
-          UPDATE campaign_recipients SET smtp_code = ${outcome.smtpCode ?? null}
-           WHERE campaign_id = ${campaignId}::uuid AND subscriber_id = ${outcome.subscriberId}::uuid
-             AND status = 'sending'`;
+        await client.query(NOTE_DEFERRAL, [campaignId, outcome.subscriberId, outcome.smtpCode]);
       }
       const applied = final.filter((o) => written.has(o.subscriberId));
       const count = (predicate: (o: Outcome) => boolean) => applied.filter(predicate).length;
       const skipped = (reason: string) => count((o) => o.kind === 'skipped' && o.reason === reason);
-      const attempted = applied.filter((o) => o.kind === 'delivered' || o.kind === 'failed');
-      if (attempted.length > 0) await this.recordSubscriberStats(tx, accountId, attempted);
-      await tx.$executeRaw`
-        UPDATE campaigns
-           SET delivered_count = delivered_count + ${count((o) => o.kind === 'delivered')},
-               failed_count = failed_count + ${count((o) => o.kind === 'failed')},
-               bounce_count = bounce_count + ${count((o) => o.kind === 'failed' && o.hardBounce)},
-               recipient_count = recipient_count - ${count((o) => o.kind === 'skipped')},
-               skipped_erased_count = skipped_erased_count + ${skipped('erased')},
-               skipped_unsubscribed_count = skipped_unsubscribed_count + ${skipped('unsubscribed')},
-               skipped_bounced_count = skipped_bounced_count + ${skipped('bounced')},
-               progress_at = now()
-         WHERE id = ${campaignId}::uuid`;
-    });
-  }
-
-  /** One UPDATE for the whole chunk: sent, delivered, bounces, last_sent_at; hard bounce → bounced. */
-  private async recordSubscriberStats(tx: Db, accountId: string, attempted: Outcome[]) {
-    const sorted = [...attempted].sort((a, b) => (a.subscriberId < b.subscriberId ? -1 : 1));
-    const ids = sorted.map((o) => o.subscriberId);
-    const delivered = sorted.map((o) => (o.kind === 'delivered' ? 1 : 0));
-    const hard = sorted.map((o) => (o.kind === 'failed' && o.hardBounce ? 1 : 0));
-    const soft = sorted.map((o) => (o.kind === 'failed' && !o.hardBounce ? 1 : 0));
-    // The locking subquery takes the row locks in id order before anything is changed.
-    await tx.$executeRaw`
-      UPDATE subscribers s
-         SET stat_sent = s.stat_sent + 1,
-             stat_delivered = s.stat_delivered + v.delivered,
-             stat_hard_bounces = s.stat_hard_bounces + v.hard,
-             stat_soft_bounces = s.stat_soft_bounces + v.soft,
-             status = CASE WHEN v.hard = 1 THEN 'bounced' ELSE s.status END,
-             last_sent_at = now()
-        FROM (SELECT id FROM subscribers
-               WHERE account_id = ${accountId}::uuid AND id = ANY(${ids}::uuid[])
-               ORDER BY id FOR UPDATE) locked,
-             unnest(${ids}::uuid[], ${delivered}::int[], ${hard}::int[], ${soft}::int[])
-             AS v(id, delivered, hard, soft)
-       WHERE s.id = locked.id AND s.id = v.id`;
+      const attempted = applied
+        .filter((o) => o.kind === 'delivered' || o.kind === 'failed')
+        .sort((x, y) => (x.subscriberId < y.subscriberId ? -1 : 1));
+      if (attempted.length > 0) {
+        await client.query(SUBSCRIBER_STATS, [
+          accountId,
+          attempted.map((o) => o.subscriberId),
+          attempted.map((o) => (o.kind === 'delivered' ? 1 : 0)),
+          attempted.map((o) => (o.kind === 'failed' && o.hardBounce ? 1 : 0)),
+          attempted.map((o) => (o.kind === 'failed' && !o.hardBounce ? 1 : 0)),
+        ]);
+      }
+      await client.query(CAMPAIGN_COUNTERS, [
+        campaignId,
+        count((o) => o.kind === 'delivered'),
+        count((o) => o.kind === 'failed'),
+        count((o) => o.kind === 'failed' && o.hardBounce),
+        count((o) => o.kind === 'skipped'),
+        skipped('erased'),
+        skipped('unsubscribed'),
+        skipped('bounced'),
+      ]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /** Deferred recipients of a finished attempt become pending again, for the retry. */
@@ -334,13 +383,25 @@ export class CampaignLedgerRepository {
   }
 }
 
-/** `stat_hard_bounces` → `statHardBounces`: the schema maps every column this way. */
-function toModelFields(row: Record<string, unknown>): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(row)) {
-    fields[column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase())] = value;
+const FIELD_NAMES = new Map<string, string>();
+function fieldName(column: string): string {
+  let name = FIELD_NAMES.get(column);
+  if (name === undefined) {
+    name = column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+    FIELD_NAMES.set(column, name);
   }
-  return fields;
+  return name;
+}
+
+/**
+ * A `subscribers` row as Prisma's Subscriber: `stat_hard_bounces` → `statHardBounces` (the
+ * schema maps every column this way), and int8 from pg's string to the bigint Prisma gives.
+ */
+function toSubscriber(row: Record<string, unknown>): Subscriber {
+  const fields: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) fields[fieldName(column)] = value;
+  fields.statRevenueCents = BigInt(fields.statRevenueCents as string);
+  return fields as unknown as Subscriber;
 }
 
 interface CheckpointRow {
