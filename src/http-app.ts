@@ -40,7 +40,6 @@ export async function createHttpApp(
       logger: new PinoNestLogger(logger),
     },
   );
-  app.enableShutdownHooks();
   serveOpenApi(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

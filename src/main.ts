@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createHttpApp } from './http-app';
 import { loadConfig } from './platform/config/config';
+import { closeOnSignals } from './platform/lifecycle';
 
 /**
  * `npm start`: the API, with the send workers embedded unless started with --api-only
@@ -9,6 +10,7 @@ import { loadConfig } from './platform/config/config';
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createHttpApp(config, { workers: !process.argv.includes('--api-only') });
+  closeOnSignals(app);
   await app.listen({ port: config.port, host: '0.0.0.0' });
 }
 

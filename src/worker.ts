@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { loadConfig } from './platform/config/config';
+import { closeOnSignals } from './platform/lifecycle';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
 
 /** `npm run start:worker`: the send workers without HTTP. Run as many as you like. */
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(AppModule.worker(config), {
     logger: new PinoNestLogger(createLogger(config.logLevel)),
   });
-  app.enableShutdownHooks();
+  closeOnSignals(app);
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,5 @@
 import { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import request from 'supertest';
 import { createHttpApp } from '../../src/http-app';
 import { cli, freePort, processEnv, startNode, stop, waitForOk } from '../support/processes';
@@ -140,7 +141,8 @@ describe('operator CLI and the running server', () => {
 describe('/health when Redis is unreachable', () => {
   it('answers 503', async () => {
     const env = await TestEnv.create({ REDIS_URL: 'redis://127.0.0.1:1' });
-    const app = await createHttpApp(env.config);
+    // API only: this is about /health; worker shutdown without Redis is bounded in lifecycle.ts.
+    const app = await createHttpApp(env.config, { workers: false });
     try {
       const response = await request(app.getHttpServer()).get('/health');
       expect(response.status).toBe(503);
@@ -150,4 +152,36 @@ describe('/health when Redis is unreachable', () => {
       await env.dispose();
     }
   });
+});
+
+describe('shutdown', () => {
+  it('exits on SIGTERM within the grace period even while Redis is down', async () => {
+    const env = await TestEnv.create();
+    const port = await freePort();
+    const server = startNode(
+      'dist/main.js',
+      [],
+      processEnv(env, { PORT: String(port), REDIS_URL: 'redis://127.0.0.1:1' }),
+    );
+    try {
+      const deadline = Date.now() + 20_000;
+      let status = 0;
+      while (status !== 503 && Date.now() < deadline) {
+        status = await fetch(`http://127.0.0.1:${port}/health`).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status !== 503) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(status).toBe(503);
+      const started = Date.now();
+      const exited = once(server, 'exit');
+      server.kill('SIGTERM');
+      await exited;
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      server.kill('SIGKILL');
+      await env.dispose();
+    }
+  }, 60_000);
 });
