@@ -27,6 +27,6 @@ import { UnsubscribeController } from './unsubscribe.controller';
     RecipientActivityRepository,
     CampaignErasureParticipant,
   ],
-  exports: [CampaignsRepository],
+  exports: [CampaignsRepository, CampaignsService],
 })
 export class CampaignsModule {}

@@ -6,14 +6,10 @@ import { join } from 'node:path';
 import { AuthModule } from '../auth/auth.module';
 import { CampaignQueuesModule } from '../campaigns/campaign-send-queue';
 import { CampaignsModule } from '../campaigns/campaigns.module';
-import { CampaignsService } from '../campaigns/campaigns.service';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
-import { SubscribersService } from '../subscribers/subscribers.service';
 import { SegmentsModule } from '../segments/segments.module';
-import { SegmentsService } from '../segments/segments.service';
 import { TemplatesModule } from '../templates/templates.module';
-import { TemplatesService } from '../templates/templates.service';
 import { AuthController } from './account/auth.controller';
 import { KeysController } from './account/keys.controller';
 import { DashboardKeysRepository } from './account/keys.repository';
@@ -38,7 +34,8 @@ import { SubscriberSearchRepository } from './subscribers/subscriber-search.repo
 /**
  * The dashboard (issue 5): a React app under /dashboard and its JSON API under
  * /dashboard/api, authenticated by session cookies (never by API keys). It issues keys through
- * ApiKeysService and acts on subscribers through the same services as /v1.
+ * ApiKeysService and acts through the very service instances that /v1 uses, so the rules are
+ * the same.
  */
 @Module({
   imports: [
@@ -71,12 +68,6 @@ import { SubscriberSearchRepository } from './subscribers/subscriber-search.repo
     AuditEventsRepository,
     DashboardAuditService,
     SubscriberSearchRepository,
-    // The domain modules export their repositories, not their services: these are the same
-    // service classes over the same repositories, so the dashboard keeps /v1's rules exactly.
-    SubscribersService,
-    TemplatesService,
-    SegmentsService,
-    CampaignsService,
     CampaignTimelineRepository,
   ],
 })

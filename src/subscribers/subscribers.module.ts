@@ -8,6 +8,6 @@ import { SubscribersService } from './subscribers.service';
   imports: [ErasureModule],
   controllers: [SubscribersController],
   providers: [SubscribersRepository, SubscribersService],
-  exports: [SubscribersRepository],
+  exports: [SubscribersRepository, SubscribersService],
 })
 export class SubscribersModule {}
