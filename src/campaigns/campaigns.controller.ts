@@ -5,9 +5,9 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
-  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import { ApiPageQuery } from '../platform/pagination/api-page-query.decorator';
 import { Caller, Principal } from '../auth/principal';
 import { ListQuery } from '../platform/pagination/page-request';
 import { CreateCampaignDto, UpdateCampaignDto } from './campaign.dto';
@@ -26,8 +26,7 @@ export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}
 
   @Get()
-  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1..100, default 25' })
-  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiPageQuery()
   @ApiOkResponse({ type: CampaignPage })
   list(@Caller() caller: Principal, @Query() query: ListQuery) {
     return this.campaigns.list(caller, query);

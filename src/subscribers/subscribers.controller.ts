@@ -1,11 +1,6 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiQuery,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiPageQuery } from '../platform/pagination/api-page-query.decorator';
 import { Caller, Principal } from '../auth/principal';
 import { ListQuery } from '../platform/pagination/page-request';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
@@ -19,8 +14,7 @@ export class SubscribersController {
   constructor(private readonly subscribers: SubscribersService) {}
 
   @Get()
-  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1..100, default 25' })
-  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiPageQuery()
   @ApiOkResponse({ type: SubscriberPage })
   list(@Caller() caller: Principal, @Query() query: ListQuery) {
     return this.subscribers.list(caller, query);

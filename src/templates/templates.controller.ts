@@ -4,9 +4,9 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
-  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import { ApiPageQuery } from '../platform/pagination/api-page-query.decorator';
 import { Caller, Principal } from '../auth/principal';
 import { ListQuery } from '../platform/pagination/page-request';
 import {
@@ -25,8 +25,7 @@ export class TemplatesController {
   constructor(private readonly templates: TemplatesService) {}
 
   @Get()
-  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1..100, default 25' })
-  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiPageQuery()
   @ApiOkResponse({ type: TemplatePage })
   list(@Caller() caller: Principal, @Query() query: ListQuery) {
     return this.templates.list(caller, query);

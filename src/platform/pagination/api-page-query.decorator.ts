@@ -1,0 +1,21 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
+import { DEFAULT_LIMIT, MAX_LIMIT } from './page-request';
+
+/** Documents the `limit` and `cursor` query parameters every list endpoint takes (SPEC §4). */
+export function ApiPageQuery(): MethodDecorator {
+  return applyDecorators(
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      type: Number,
+      description: `default ${DEFAULT_LIMIT}; clamped into 1..${MAX_LIMIT}; non-numeric → 400`,
+    }),
+    ApiQuery({
+      name: 'cursor',
+      required: false,
+      type: String,
+      description: 'the next_cursor of the previous page',
+    }),
+  );
+}
