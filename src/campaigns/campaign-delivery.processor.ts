@@ -65,18 +65,21 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       (outcomes) => this.recordWithRetry(accountId, campaignId, outcomes),
       { maxBatch: RECORD_BATCH, maxDelayMs: RECORD_DELAY_MS },
     );
-    const inFlight = new Set<Promise<void>>();
+    let inFlight = 0;
+    let slotFreed: (() => void) | undefined;
     let exhausted = false;
 
     // Keep the window full: claim the next chunk as soon as there is room for it, and write
     // every outcome as soon as it is known, not when the whole chunk is done.
     while (!recorder.failed) {
-      if (!exhausted && inFlight.size + DELIVERY_CHUNK <= DELIVERY_WINDOW) {
+      if (!exhausted && inFlight + DELIVERY_CHUNK <= DELIVERY_WINDOW) {
         const claimed = await this.ledger.claim(accountId, campaignId, batch, DELIVERY_CHUNK);
         if (claimed.length < DELIVERY_CHUNK) exhausted = true;
         const subscribers = await this.subscribersById(accountId, claimed);
         for (const subscriberId of claimed) {
-          const delivery = this.deliverOne(
+          inFlight++;
+          // deliverOne never rejects: every failure is an outcome.
+          void this.deliverOne(
             campaign,
             compiled,
             subscriberId,
@@ -85,16 +88,20 @@ export class CampaignDeliveryProcessor extends WorkerHost {
           ).then((outcome) => {
             if (outcome.kind === 'deferred') deferred.push(outcome.subscriberId);
             recorder.add(outcome);
+            inFlight--;
+            slotFreed?.();
           });
-          inFlight.add(delivery);
-          void delivery.finally(() => inFlight.delete(delivery));
         }
         continue;
       }
-      if (inFlight.size === 0) break;
-      await Promise.race(inFlight);
+      if (inFlight === 0) break;
+      await new Promise<void>((resolve) => (slotFreed = resolve));
+      slotFreed = undefined;
     }
-    await Promise.all(inFlight);
+    while (inFlight > 0) {
+      await new Promise<void>((resolve) => (slotFreed = resolve));
+      slotFreed = undefined;
+    }
     await recorder.close();
 
     if (deferred.length > 0) {

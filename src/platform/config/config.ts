@@ -14,6 +14,17 @@ export interface HeraldConfig {
   secret: string;
   logLevel: string;
   rateLimits: RateLimitConfig;
+  /** DKIM signing of every outgoing message, when a key is configured (CONTRACT §5). */
+  dkim: DkimConfig | undefined;
+}
+
+export interface DkimConfig {
+  /** DKIM_DOMAIN: the d= domain, normally the From domain. */
+  domain: string;
+  /** DKIM_SELECTOR (default `herald`): the s= selector of the DNS record. */
+  selector: string;
+  /** The PEM private key: DKIM_PRIVATE_KEY, or read from the file DKIM_PRIVATE_KEY_FILE. */
+  privateKey: string;
 }
 
 /**
@@ -73,6 +84,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     secret: env.HERALD_SECRET ?? readOrCreateSecret(resolve('var/secret')),
     logLevel: env.LOG_LEVEL ?? 'info',
     rateLimits: parseRateLimits(env),
+    dkim: parseDkim(env),
   };
 }
 
@@ -107,6 +119,32 @@ function parseInteger(
     throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function parseDkim(env: Env): DkimConfig | undefined {
+  const domain = env.DKIM_DOMAIN?.trim();
+  const file = env.DKIM_PRIVATE_KEY_FILE;
+  if (!domain && !file && !env.DKIM_PRIVATE_KEY) return undefined;
+  if (!domain) throw new ConfigError('DKIM_DOMAIN', 'is required when a DKIM key is given');
+  let privateKey = env.DKIM_PRIVATE_KEY;
+  if (!privateKey && file) {
+    try {
+      privateKey = readFileSync(resolve(file), 'utf8');
+    } catch {
+      throw new ConfigError('DKIM_PRIVATE_KEY_FILE', `cannot be read: ${file}`);
+    }
+  }
+  if (!privateKey || !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) {
+    throw new ConfigError(
+      file ? 'DKIM_PRIVATE_KEY_FILE' : 'DKIM_PRIVATE_KEY',
+      'must hold a PEM private key',
+    );
+  }
+  const selector = env.DKIM_SELECTOR?.trim() || 'herald';
+  if (!/^[A-Za-z0-9._-]{1,63}$/.test(selector)) {
+    throw new ConfigError('DKIM_SELECTOR', 'must be a DNS label');
+  }
+  return { domain, selector, privateKey };
 }
 
 function parsePort(value: string): number {

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,5 +90,37 @@ describe('MailTransport without SMTP_URL', () => {
       transport.onModuleDestroy();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('MailTransport with DKIM', () => {
+  it('signs every message with the configured domain and selector', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const sink = await SmtpSink.start();
+    const transport = new MailTransport(
+      config({
+        SMTP_URL: sink.url,
+        DKIM_DOMAIN: 'acme.test',
+        DKIM_SELECTOR: 'mail2026',
+        DKIM_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      }),
+    );
+    try {
+      await transport.send(message());
+      const signature = sink.messages[0].headers['dkim-signature'];
+      expect(signature).toMatch(/\bd=acme\.test;/);
+      expect(signature).toMatch(/\bs=mail2026;/);
+      expect(signature).toMatch(/\bb=[A-Za-z0-9+/=\s]{100,}/);
+    } finally {
+      transport.onModuleDestroy();
+      await sink.close();
+    }
+  });
+
+  it('refuses a DKIM key without a domain, and a key that is not PEM', () => {
+    expect(() => config({ DKIM_PRIVATE_KEY: 'x' })).toThrow(/DKIM_DOMAIN/);
+    expect(() => config({ DKIM_DOMAIN: 'acme.test', DKIM_PRIVATE_KEY: 'x' })).toThrow(
+      /DKIM_PRIVATE_KEY must hold a PEM private key/,
+    );
   });
 });

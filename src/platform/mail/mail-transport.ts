@@ -52,7 +52,7 @@ const DEFAULT_POOL_SIZE = 8;
 
 /**
  * Where every message leaves Herald. With SMTP_URL: one pooled nodemailer SMTP transport per
- * process, closed on shutdown. Without it: RFC 5322 `.eml` files built by nodemailer itself,
+ * process, closed on shutdown; DKIM-signed when DKIM_DOMAIN and a key are configured. Without it: RFC 5322 `.eml` files built by nodemailer itself,
  * under `outboxDir/<storageKey or misc>/<messageId>.eml`, so a self-hosted install works
  * before it has a relay, and erasure can delete a person's copies by folder.
  */
@@ -63,10 +63,17 @@ export class MailTransport implements OnModuleDestroy {
   private readonly composer: Transporter | undefined;
 
   constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {
+    // DKIM signs every message when configured; stored copies are signed as well, so they
+    // are byte for byte what a relay would have received.
+    const dkim = config.dkim && {
+      domainName: config.dkim.domain,
+      keySelector: config.dkim.selector,
+      privateKey: config.dkim.privateKey,
+    };
     if (config.smtpUrl) {
-      this.smtp = nodemailer.createTransport(smtpPoolOptions(config.smtpUrl));
+      this.smtp = nodemailer.createTransport({ ...smtpPoolOptions(config.smtpUrl), dkim });
     } else {
-      this.composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+      this.composer = nodemailer.createTransport({ streamTransport: true, buffer: true, dkim });
     }
   }
 
