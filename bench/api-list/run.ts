@@ -13,136 +13,28 @@
 // Env (optional): BENCH_SECONDS (10) per measured run, BENCH_CONNECTIONS (10),
 // BENCH_SUBSCRIBERS (10000), PG_SERVER (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
 
-import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
+import { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
-import { Client } from 'pg';
 import { newId } from '../../src/platform/crypto/ids';
+import { BenchHarness, freePort } from '../support/harness';
+import { withClient } from '../support/stores';
 
-const ROOT = resolve(__dirname, '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
 const WARMUP_SECONDS = 5;
-const PG_SERVER = process.env.PG_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PATH = '/v1/subscribers?limit=25';
 
-const suffix = randomBytes(5).toString('hex');
-const database = `herald_bench_${suffix}`;
-const env = {
-  ...process.env,
-  DATABASE_URL: `${PG_SERVER}/${database}`,
-  REDIS_URL,
-  QUEUE_PREFIX: `herald-bench-${suffix}`,
-  // The CLI hashes the key with this secret and Herald checks it with it: same value for both.
-  HERALD_SECRET: randomBytes(32).toString('base64url'),
-  LOG_LEVEL: 'warn',
-  // Herald limits each key to 100 req/s by default. The limiter still runs (its Redis round
-  // trip is part of Herald's cost); the ceiling is only raised so that it never answers 429.
-  RATE_LIMIT: '1000000',
-};
-
-// ---- clean-up: runs once, on success, failure or a signal -------------------------------
-
-const children = new Set<ChildProcess>();
-let databaseCreated = false;
-let cleaning: Promise<void> | undefined;
-let interrupted = false;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.all([...children].map(stop));
-    if (databaseCreated) {
-      await withClient(`${PG_SERVER}/postgres`, (db) =>
-        db.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`),
-      ).catch((error: unknown) => console.error(`could not drop ${database}:`, error));
-    }
-    await deleteRedisKeys(`${env.QUEUE_PREFIX}:*`).catch(() => undefined);
-  })();
-  return cleaning;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-    console.error(`\n${signal}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
-  children.delete(child);
-}
-
-// ---- small process and database helpers --------------------------------------------------
-
-/** Runs a command to completion (bounded), returning stdout; stderr goes into the error. */
-function run(file: string, args: string[], timeoutMs = 120_000): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = execFile(
-      file,
-      args,
-      { cwd: ROOT, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        children.delete(child);
-        if (!error) return done(stdout);
-        // Name the command, not its arguments: those can hold the API key.
-        const how = error.signal ? `killed by ${error.signal}` : `exit code ${error.code}`;
-        fail(new Error(`${file} ${args[0]} failed (${how})\n${stdout}${stderr}`));
-      },
-    );
-    children.add(child);
-  });
-}
-
-const node = (...args: string[]) => run(process.execPath, args);
-
-async function withClient<T>(url: string, use: (db: Client) => Promise<T>): Promise<T> {
-  const db = new Client({ connectionString: url });
-  await db.connect();
-  try {
-    return await use(db);
-  } finally {
-    await db.end();
-  }
-}
-
-async function deleteRedisKeys(pattern: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? done(address.port) : fail(new Error('no port')),
-      );
-    });
-  });
-}
+const bench = new BenchHarness(
+  {
+    LOG_LEVEL: 'warn',
+    // Herald limits each key to 100 req/s by default. The limiter still runs (its Redis round
+    // trip is part of Herald's cost); the ceiling is only raised so that it never answers 429.
+    RATE_LIMIT: '1000000',
+  },
+  120_000,
+);
+const env = bench.env;
 
 // ---- setup ------------------------------------------------------------------------------
 
@@ -186,17 +78,7 @@ interface Server {
 
 /** Starts a server as its own process and waits (bounded) until GET /health answers 200. */
 async function startServer(name: string, args: string[], port: number): Promise<Server> {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  children.add(child);
-  // Keep the last lines to show if it dies; the pipes must be drained either way.
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => output.push(chunk.toString()) > 50 && output.shift();
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const { child, output } = bench.start(args, { PORT: String(port) }, true);
   const url = `http://127.0.0.1:${port}`;
   for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
     if (child.exitCode !== null) break;
@@ -263,7 +145,7 @@ async function measure(server: Server, key: string, seconds: number): Promise<Re
   const load = ['-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-n'];
   const target = ['-H', `authorization=Bearer ${key}`, server.url + PATH];
   const cannon = ['node_modules/autocannon/autocannon.js', ...load, ...target];
-  const stdout = await run(process.execPath, cannon, (seconds + 60) * 1000);
+  const stdout = await bench.run(process.execPath, cannon, { timeoutMs: (seconds + 60) * 1000 });
   const cpuAfter = cpuMs(server.child.pid);
   const out = JSON.parse(stdout) as {
     requests: { average: number; total: number };
@@ -288,16 +170,13 @@ async function measure(server: Server, key: string, seconds: number): Promise<Re
 
 async function main(): Promise<void> {
   console.log('building…');
-  await run('npm', ['run', '-s', 'build']);
+  await bench.build();
 
-  console.log(`database ${database}: migrating, creating account and key, seeding…`);
-  databaseCreated = true;
-  await node('dist/platform/database/migrate-main.js');
-  const cli = async (...args: string[]) =>
-    JSON.parse(await node('dist/cli/cli.js', ...args)) as { id: string; key: string };
-  const account = await cli('accounts', 'create', '--name', 'Bench');
+  console.log(`database ${bench.database}: migrating, creating account and key, seeding…`);
+  await bench.migrate();
+  const account = await bench.cli('accounts', 'create', '--name', 'Bench');
   const keyArgs = ['--account', account.id, '--name', 'bench', '--scopes', 'subscribers:read'];
-  const { key } = await cli('keys', 'create', ...keyArgs);
+  const { key } = await bench.cli('keys', 'create', ...keyArgs);
   await seed(account.id);
   await withClient(env.DATABASE_URL, (db) => db.query('VACUUM ANALYZE subscribers, api_keys'));
 
@@ -349,10 +228,4 @@ function row(r: Result): string {
     .join(' ');
 }
 
-main()
-  .catch((error: unknown) => {
-    if (interrupted) return;
-    console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanup());
+bench.main(main);

@@ -13,17 +13,14 @@
 // processes → per size: seed, raw blast, Herald campaign (fresh worker) → table → clean up
 // (also on failure and Ctrl-C).
 
-import { ChildProcess, execFile, fork, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
-import { Client } from 'pg';
 import { newId } from '../../src/platform/crypto/ids';
+import { BenchHarness, freePort, ROOT, sleep } from '../support/harness';
+import { withClient } from '../support/stores';
 
-const ROOT = resolve(__dirname, '../..');
 const SIZES = (process.env.BENCH_SIZES ?? '20000,100000').split(',').map(Number);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const POOL = Number(process.env.BENCH_POOL ?? 8);
@@ -36,130 +33,18 @@ const NODE_ARGS = [
   '--max-semi-space-size=32',
   ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ];
-const PG_SERVER = process.env.PG_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-const suffix = randomBytes(5).toString('hex');
-const database = `herald_bench_${suffix}`;
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  DATABASE_URL: `${PG_SERVER}/${database}`,
-  REDIS_URL,
-  QUEUE_PREFIX: `herald-bench-${suffix}`,
-  HERALD_SECRET: randomBytes(32).toString('base64url'),
-  PUBLIC_URL: 'https://herald.example',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT: '1000000',
-  RATE_LIMIT_SEND: '1000000',
-};
-
-// ---- processes and clean-up --------------------------------------------------------------
-
-const children = new Set<ChildProcess>();
-let databaseCreated = false;
-let cleaning: Promise<void> | undefined;
-let interrupted = false;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.all([...children].map(stop));
-    if (databaseCreated) {
-      await withClient(`${PG_SERVER}/postgres`, (db) =>
-        db.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`),
-      ).catch((error: unknown) => console.error(`could not drop ${database}:`, error));
-    }
-    await deleteRedisKeys(`${env.QUEUE_PREFIX}:*`).catch(() => undefined);
-  })();
-  return cleaning;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-    console.error(`\n${signal}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
-  children.delete(child);
-}
-
-function run(file: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 600_000) {
-  return new Promise<string>((done, fail) => {
-    const child = execFile(
-      file,
-      args,
-      { cwd: ROOT, env: { ...env, ...extraEnv }, timeout: timeoutMs, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => {
-        children.delete(child);
-        if (!error) return done(stdout);
-        const how = error.signal ? `killed by ${error.signal}` : `exit code ${error.code}`;
-        fail(new Error(`${file} ${args[0]} failed (${how})\n${stdout}${stderr}`));
-      },
-    );
-    children.add(child);
-  });
-}
-
-/** A long-running child whose last output lines are kept, to show if it dies. */
-function start(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => output.push(chunk.toString()) > 50 && output.shift();
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  return { child, output };
-}
-
-async function withClient<T>(url: string, use: (db: Client) => Promise<T>): Promise<T> {
-  const db = new Client({ connectionString: url });
-  await db.connect();
-  try {
-    return await use(db);
-  } finally {
-    await db.end();
-  }
-}
-
-async function deleteRedisKeys(pattern: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? done(address.port) : fail(new Error('no port')),
-      );
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+const bench = new BenchHarness(
+  {
+    PUBLIC_URL: 'https://herald.example',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT: '1000000',
+    RATE_LIMIT_SEND: '1000000',
+  },
+  600_000,
+);
+const env = bench.env;
+const start = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => bench.start(args, extraEnv);
 
 /** User + system CPU ms of a process so far (Linux /proc, 100 ticks/s). */
 function cpuMs(pid: number | undefined): number {
@@ -193,7 +78,7 @@ class Sink {
       execArgv: ['-r', '@swc-node/register'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    children.add(child);
+    bench.adopt(child);
     const [message] = (await once(child, 'message')) as [{ port: number }];
     return new Sink(child, `smtp://127.0.0.1:${message.port}?maxConnections=${POOL}`);
   }
@@ -232,7 +117,7 @@ async function seed(accountId: string, count: number): Promise<void> {
     const ids = Array.from({ length: Math.min(20_000, count - offset) }, (_, i) =>
       newId(start + offset + i),
     );
-    await withClient(env.DATABASE_URL!, (db) =>
+    await withClient(env.DATABASE_URL, (db) =>
       db.query(
         `INSERT INTO subscribers (id, account_id, email, email_normalized, first_name, last_name,
            city, country_code, tags, custom_fields)
@@ -244,7 +129,7 @@ async function seed(accountId: string, count: number): Promise<void> {
       ),
     );
   }
-  await withClient(env.DATABASE_URL!, (db) => db.query('ANALYZE subscribers'));
+  await withClient(env.DATABASE_URL, (db) => db.query('ANALYZE subscribers'));
 }
 
 async function api(base: string, key: string, method: string, path: string, body?: unknown) {
@@ -321,7 +206,7 @@ async function runHerald(
   if (extra !== 0) throw new Error(`the sink got ${extra} messages more than recipients`);
   const peaks = workers.map(({ child }) => peakRssMiB(child.pid));
   const cpuAfter = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
-  await Promise.all(workers.map(({ child }) => stop(child)));
+  await Promise.all(workers.map(({ child }) => bench.stop(child)));
   return {
     messagesPerSec: accountSize / ((stats.lastAt - accepted) / 1000),
     cpuMsPerMessage: (cpuAfter - cpuBefore) / accountSize,
@@ -338,12 +223,14 @@ interface RawResult {
 
 async function runRaw(sink: Sink, count: number): Promise<RawResult> {
   await sink.reset();
-  const stdout = await run(
+  const stdout = await bench.run(
     process.execPath,
     ['--max-semi-space-size=32', '-r', '@swc-node/register', 'bench/campaign-send/raw-blast.ts'],
     {
-      SMTP_URL: sink.url,
-      COUNT: String(count),
+      extraEnv: {
+        SMTP_URL: sink.url,
+        COUNT: String(count),
+      },
     },
   );
   const { elapsedMs, cpuMs: used } = JSON.parse(stdout) as { elapsedMs: number; cpuMs: number };
@@ -358,15 +245,10 @@ function describeRaw(raw: RawResult): string {
 
 async function main(): Promise<void> {
   console.log('building…');
-  await run('npm', ['run', '-s', 'build']);
-  console.log(`database ${database}: migrating, creating the key…`);
-  databaseCreated = true;
-  await run(process.execPath, ['dist/platform/database/migrate-main.js']);
-  const cli = async (...args: string[]) =>
-    JSON.parse(await run(process.execPath, ['dist/cli/cli.js', ...args])) as {
-      id: string;
-      key: string;
-    };
+  await bench.build();
+  console.log(`database ${bench.database}: migrating, creating the key…`);
+  await bench.migrate();
+  const cli = (...args: string[]) => bench.cli(...args);
 
   const sink = await Sink.start();
   const port = await freePort();
@@ -437,10 +319,4 @@ async function main(): Promise<void> {
   );
 }
 
-main()
-  .catch((error: unknown) => {
-    if (interrupted) return;
-    console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanup());
+bench.main(main);

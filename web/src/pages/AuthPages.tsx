@@ -1,37 +1,25 @@
-import { FormEvent, ReactNode, useState } from 'react';
+import { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { api, ApiFailure } from '../api/client';
-import { toFailure } from '../api/hooks';
+import { api } from '../api/client';
 import type { SessionView } from '../api/types';
 import { Brand } from '../layout/AppShell';
 import { useSession } from '../session';
 import { TextField } from '../ui/Field';
 import { ErrorNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
+import { useFormSubmit } from '../ui/useFormSubmit';
 
 export function SignInPage() {
   const { adopt } = useSession();
-  const [failure, setFailure] = useState<ApiFailure>();
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setFailure(undefined);
-    try {
-      adopt(
-        await api<SessionView>('/signin', {
-          method: 'POST',
-          body: { email: form.get('email'), password: form.get('password') },
-        }),
-      );
-    } catch (error) {
-      setFailure(toFailure(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { failure, busy, submit } = useFormSubmit(async (form) => {
+    adopt(
+      await api<SessionView>('/signin', {
+        method: 'POST',
+        body: { email: form.get('email'), password: form.get('password') },
+      }),
+    );
+  });
 
   return (
     <AuthCard>
@@ -59,32 +47,20 @@ export function SignInPage() {
 
 export function SignUpPage() {
   const { adopt } = useSession();
-  const [failure, setFailure] = useState<ApiFailure>();
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setFailure(undefined);
-    try {
-      adopt(
-        await api<SessionView>('/signup', {
-          method: 'POST',
-          body: {
-            account_name: form.get('account_name'),
-            name: form.get('name') || undefined,
-            email: form.get('email'),
-            password: form.get('password'),
-          },
-        }),
-      );
-    } catch (error) {
-      setFailure(toFailure(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { failure, busy, submit } = useFormSubmit(async (form) => {
+    adopt(
+      await api<SessionView>('/signup', {
+        method: 'POST',
+        body: {
+          account_name: form.get('account_name'),
+          name: form.get('name') || undefined,
+          email: form.get('email'),
+          password: form.get('password'),
+        },
+      }),
+    );
+  });
 
   const fieldError = (field: string) => failure?.fieldMessage(field);
   return (

@@ -1,7 +1,7 @@
-import { FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ApiFailure, query } from '../api/client';
-import { toFailure, useApi } from '../api/hooks';
+import { api, query } from '../api/client';
+import { useApi } from '../api/hooks';
 import type { Campaign, CampaignStats, Page, Segment, Template, Timeline } from '../api/types';
 import { useSession } from '../session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
@@ -9,7 +9,9 @@ import { TextField } from '../ui/Field';
 import { formatCount, formatDateTime } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
-import { Pager, useCursorPager } from '../ui/Pager';
+import { useFormSubmit } from '../ui/useFormSubmit';
+import { PagedTable } from '../ui/DataTable';
+import { useCursorPager } from '../ui/Pager';
 import { TimelineChart } from '../ui/TimelineChart';
 import { StatusBadge } from './KeysPage';
 
@@ -37,68 +39,43 @@ export function CampaignsPage() {
           </Link>
         }
       />
-      {page.error && <ErrorNotice>{page.error.message}</ErrorNotice>}
-      {!page.data && page.loading && <Loading />}
-      {page.data?.data.length === 0 && (
-        <EmptyState title="No campaigns yet">
-          <p>
-            Start with a <Link to="/templates/new">template</Link>, optionally a{' '}
-            <Link to="/segments/new">segment</Link>, then create a campaign.
-          </p>
-        </EmptyState>
-      )}
-      {page.data && page.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Campaigns</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Recipients</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.data.map((campaign) => (
-                <tr key={campaign.id}>
-                  <td>
-                    <Link className="strong" to={`/campaigns/${campaign.id}`}>
-                      {campaign.name}
-                    </Link>
-                    <div className="muted small">{campaign.subject}</div>
-                  </td>
-                  <td>
-                    <StatusBadge status={campaign.status} />
-                  </td>
-                  <td className="cell-progress">
-                    {campaign.status === 'draft' ? (
-                      '—'
-                    ) : (
-                      <ProgressBar
-                        percent={campaign.progress.percent}
-                        label={campaign.name}
-                        small
-                      />
-                    )}
-                  </td>
-                  <td>
-                    {campaign.status === 'draft' ? '—' : formatCount(campaign.progress.recipients)}
-                  </td>
-                  <td>{formatDateTime(campaign.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager
-        page={pager.page}
-        nextCursor={page.data?.next_cursor}
-        onNext={pager.next}
-        onPrevious={pager.previous}
-      />
+      <PagedTable
+        list={page}
+        pager={pager}
+        empty={
+          <EmptyState title="No campaigns yet">
+            <p>
+              Start with a <Link to="/templates/new">template</Link>, optionally a{' '}
+              <Link to="/segments/new">segment</Link>, then create a campaign.
+            </p>
+          </EmptyState>
+        }
+        caption="Campaigns"
+        columns={['Name', 'Status', 'Progress', 'Recipients', 'Created']}
+      >
+        {(campaign) => (
+          <tr key={campaign.id}>
+            <td>
+              <Link className="strong" to={`/campaigns/${campaign.id}`}>
+                {campaign.name}
+              </Link>
+              <div className="muted small">{campaign.subject}</div>
+            </td>
+            <td>
+              <StatusBadge status={campaign.status} />
+            </td>
+            <td className="cell-progress">
+              {campaign.status === 'draft' ? (
+                '—'
+              ) : (
+                <ProgressBar percent={campaign.progress.percent} label={campaign.name} small />
+              )}
+            </td>
+            <td>{campaign.status === 'draft' ? '—' : formatCount(campaign.progress.recipients)}</td>
+            <td>{formatDateTime(campaign.created_at)}</td>
+          </tr>
+        )}
+      </PagedTable>
     </>
   );
 }
@@ -108,20 +85,14 @@ export function NewCampaignPage() {
   const { session } = useSession();
   const templates = useApi<Page<Template>>('/templates?limit=100');
   const segments = useApi<Page<Segment>>('/segments?limit=100');
-  const [failure, setFailure] = useState<ApiFailure>();
-  const [busy, setBusy] = useState(false);
   const [subject, setSubject] = useState('');
 
   const defaultFrom = session?.user
     ? `${session.account?.name ?? 'Herald'} <${session.user.email}>`
     : '';
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setFailure(undefined);
-    try {
+  const { failure, busy, submit } = useFormSubmit(
+    async (form) => {
       const created = await api<Campaign>('/campaigns', {
         method: 'POST',
         body: {
@@ -133,11 +104,9 @@ export function NewCampaignPage() {
         },
       });
       void navigate(`/campaigns/${created.id}`);
-    } catch (error) {
-      setFailure(toFailure(error));
-      setBusy(false);
-    }
-  };
+    },
+    { stayBusy: true },
+  );
 
   if (!templates.data || !segments.data) {
     return templates.error ? <ErrorNotice>{templates.error.message}</ErrorNotice> : <Loading />;

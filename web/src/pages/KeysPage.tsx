@@ -1,14 +1,16 @@
-import { FormEvent, useState } from 'react';
-import { api, ApiFailure } from '../api/client';
-import { toFailure, useApi } from '../api/hooks';
+import { useState } from 'react';
+import { api } from '../api/client';
+import { useApi } from '../api/hooks';
 import type { ApiKey, CreatedKey, ScopeGroup } from '../api/types';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { CopyButton } from '../ui/CopyButton';
+import { ListTable } from '../ui/DataTable';
 import { Dialog } from '../ui/Dialog';
 import { TextField } from '../ui/Field';
 import { formatAgo, formatDate } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
+import { useFormSubmit } from '../ui/useFormSubmit';
 
 /** Account > API Keys (SPEC §5.3–5.4): the only place keys are created, named and scoped. */
 export function KeysPage() {
@@ -27,69 +29,59 @@ export function KeysPage() {
           </button>
         }
       />
-      {keys.error && <ErrorNotice>{keys.error.message}</ErrorNotice>}
-      {!keys.data && keys.loading && <Loading />}
-      {keys.data?.data.length === 0 && (
-        <EmptyState title="No API keys yet">
-          <p>Create a key to start sending from your application.</p>
-        </EmptyState>
-      )}
-      {keys.data && keys.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">API keys of this account</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.map((key) => (
-                <tr key={key.id}>
-                  <td className="strong">{key.name}</td>
-                  <td className="nowrap">
-                    <code>{key.redacted}</code>
-                  </td>
-                  <td>
-                    <ul className="chips" aria-label={`Scopes of ${key.name}`}>
-                      {key.scopes.map((scope) => (
-                        <li key={scope} className="chip">
-                          {scope}
-                        </li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>
-                    <StatusBadge status={key.status} />
-                  </td>
-                  <td className="nowrap">{formatDate(key.created_at)}</td>
-                  <td className="nowrap">{formatAgo(key.last_used_at)}</td>
-                  <td className="cell-actions">
-                    {key.status === 'active' && (
-                      <button
-                        type="button"
-                        className="button button-small button-danger-ghost"
-                        onClick={() => setRevoking(key)}
-                        aria-label={`Revoke ${key.name}`}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        list={keys}
+        empty={
+          <EmptyState title="No API keys yet">
+            <p>Create a key to start sending from your application.</p>
+          </EmptyState>
+        }
+        caption="API keys of this account"
+        columns={[
+          'Name',
+          'Key',
+          'Scopes',
+          'Status',
+          'Created',
+          'Last used',
+          <span className="visually-hidden">Actions</span>,
+        ]}
+      >
+        {(key) => (
+          <tr key={key.id}>
+            <td className="strong">{key.name}</td>
+            <td className="nowrap">
+              <code>{key.redacted}</code>
+            </td>
+            <td>
+              <ul className="chips" aria-label={`Scopes of ${key.name}`}>
+                {key.scopes.map((scope) => (
+                  <li key={scope} className="chip">
+                    {scope}
+                  </li>
+                ))}
+              </ul>
+            </td>
+            <td>
+              <StatusBadge status={key.status} />
+            </td>
+            <td className="nowrap">{formatDate(key.created_at)}</td>
+            <td className="nowrap">{formatAgo(key.last_used_at)}</td>
+            <td className="cell-actions">
+              {key.status === 'active' && (
+                <button
+                  type="button"
+                  className="button button-small button-danger-ghost"
+                  onClick={() => setRevoking(key)}
+                  aria-label={`Revoke ${key.name}`}
+                >
+                  Revoke
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      </ListTable>
       {creating && (
         <CreateKeyDialog
           onClose={() => {
@@ -125,27 +117,15 @@ export function StatusBadge({ status }: { status: string }) {
 function CreateKeyDialog({ onClose }: { onClose(): void }) {
   const catalog = useApi<{ data: ScopeGroup[] }>('/scopes');
   const [created, setCreated] = useState<CreatedKey>();
-  const [failure, setFailure] = useState<ApiFailure>();
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setFailure(undefined);
-    try {
-      setCreated(
-        await api<CreatedKey>('/keys', {
-          method: 'POST',
-          body: { name: form.get('name'), scopes: form.getAll('scopes') },
-        }),
-      );
-    } catch (error) {
-      setFailure(toFailure(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { failure, busy, submit } = useFormSubmit(async (form) => {
+    setCreated(
+      await api<CreatedKey>('/keys', {
+        method: 'POST',
+        body: { name: form.get('name'), scopes: form.getAll('scopes') },
+      }),
+    );
+  });
 
   if (created) {
     return (

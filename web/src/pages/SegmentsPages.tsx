@@ -8,7 +8,8 @@ import { TextAreaField, TextField } from '../ui/Field';
 import { formatCount, formatDateTime } from '../ui/format';
 import { EmptyState, ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
-import { Pager, useCursorPager } from '../ui/Pager';
+import { PagedTable } from '../ui/DataTable';
+import { useCursorPager } from '../ui/Pager';
 import {
   describeFilter,
   fromFilter,
@@ -36,46 +37,29 @@ export function SegmentsPage() {
           </Link>
         }
       />
-      {page.error && <ErrorNotice>{page.error.message}</ErrorNotice>}
-      {!page.data && page.loading && <Loading />}
-      {page.data?.data.length === 0 && (
-        <EmptyState title="No segments yet">
-          <p>Without a segment, a campaign goes to every subscriber.</p>
-        </EmptyState>
-      )}
-      {page.data && page.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Segments</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Rule</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.data.map((segment) => (
-                <tr key={segment.id}>
-                  <td>
-                    <Link className="strong" to={`/segments/${segment.id}`}>
-                      {segment.name}
-                    </Link>
-                  </td>
-                  <td>{describeFilter(segment.filter)}</td>
-                  <td>{formatDateTime(segment.updated_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager
-        page={pager.page}
-        nextCursor={page.data?.next_cursor}
-        onNext={pager.next}
-        onPrevious={pager.previous}
-      />
+      <PagedTable
+        list={page}
+        pager={pager}
+        empty={
+          <EmptyState title="No segments yet">
+            <p>Without a segment, a campaign goes to every subscriber.</p>
+          </EmptyState>
+        }
+        caption="Segments"
+        columns={['Name', 'Rule', 'Updated']}
+      >
+        {(segment) => (
+          <tr key={segment.id}>
+            <td>
+              <Link className="strong" to={`/segments/${segment.id}`}>
+                {segment.name}
+              </Link>
+            </td>
+            <td>{describeFilter(segment.filter)}</td>
+            <td>{formatDateTime(segment.updated_at)}</td>
+          </tr>
+        )}
+      </PagedTable>
     </>
   );
 }

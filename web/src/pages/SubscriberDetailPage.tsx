@@ -4,6 +4,7 @@ import { api, ApiFailure } from '../api/client';
 import { toFailure, useApi } from '../api/hooks';
 import type { ErasureReceipt, Subscriber } from '../api/types';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { Definitions } from '../ui/Definitions';
 import { TextAreaField, TextField } from '../ui/Field';
 import { formatCents, formatCount, formatDate, formatDateTime, fullName } from '../ui/format';
 import { ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
@@ -132,14 +133,7 @@ function Statistics({ subscriber }: { subscriber: Subscriber }) {
   return (
     <section aria-labelledby="stats-title" className="section">
       <h2 id="stats-title">Statistics</h2>
-      <dl className="tiles">
-        {tiles.map(([label, value]) => (
-          <div key={label} className="tile">
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <Definitions className="tiles" itemClassName="tile" items={tiles} />
       <p className="muted">
         Last sent {formatDateTime(stats.last_sent_at)} · last opened{' '}
         {formatDateTime(stats.last_open_at)} · last clicked {formatDateTime(stats.last_click_at)}
@@ -177,14 +171,7 @@ function Profile({ subscriber }: { subscriber: Subscriber }) {
   return (
     <section aria-labelledby="profile-title" className="section">
       <h2 id="profile-title">Profile</h2>
-      <dl className="details">
-        {rows.map(([label, value]) => (
-          <div key={label} className="details-row">
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <Definitions className="details" itemClassName="details-row" items={rows} />
     </section>
   );
 }

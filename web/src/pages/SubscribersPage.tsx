@@ -1,14 +1,16 @@
-import { FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, ApiFailure, query } from '../api/client';
-import { toFailure, useApi, useDebounced } from '../api/hooks';
+import { api, query } from '../api/client';
+import { useApi, useDebounced } from '../api/hooks';
 import type { Page, Subscriber } from '../api/types';
 import { Dialog } from '../ui/Dialog';
 import { TextField } from '../ui/Field';
 import { formatDate, fullName } from '../ui/format';
-import { EmptyState, ErrorNotice, Loading } from '../ui/Notice';
+import { EmptyState, ErrorNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
-import { Pager, useCursorPager } from '../ui/Pager';
+import { useFormSubmit } from '../ui/useFormSubmit';
+import { PagedTable } from '../ui/DataTable';
+import { useCursorPager } from '../ui/Pager';
 import { StatusBadge } from './KeysPage';
 
 const PAGE_SIZE = 25;
@@ -47,60 +49,43 @@ export function SubscribersPage() {
         />
         {page.loading && <span className="spinner" role="status" aria-label="Searching" />}
       </div>
-      {page.error && <ErrorNotice>{page.error.message}</ErrorNotice>}
-      {!page.data && page.loading && <Loading />}
-      {page.data?.data.length === 0 && (
-        <EmptyState title={q ? `No subscriber’s email contains “${q}”` : 'No subscribers yet'}>
-          {!q && <p>Add one here, or create them through the API with a subscribers:write key.</p>}
-        </EmptyState>
-      )}
-      {page.data && page.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Subscribers</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Tags</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.data.map((subscriber) => (
-                <tr key={subscriber.id}>
-                  <td>
-                    <Link to={`/subscribers/${subscriber.id}`} className="strong">
-                      {subscriber.email}
-                    </Link>
-                  </td>
-                  <td>{fullName(subscriber) || '—'}</td>
-                  <td>
-                    <StatusBadge status={subscriber.status} />
-                  </td>
-                  <td>
-                    <ul className="chips">
-                      {subscriber.tags.map((tag) => (
-                        <li key={tag} className="chip">
-                          {tag}
-                        </li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>{formatDate(subscriber.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager
-        page={pager.page}
-        nextCursor={page.data?.next_cursor}
-        onNext={pager.next}
-        onPrevious={pager.previous}
-      />
+      <PagedTable
+        list={page}
+        pager={pager}
+        empty={
+          <EmptyState title={q ? `No subscriber’s email contains “${q}”` : 'No subscribers yet'}>
+            {!q && (
+              <p>Add one here, or create them through the API with a subscribers:write key.</p>
+            )}
+          </EmptyState>
+        }
+        caption="Subscribers"
+        columns={['Email', 'Name', 'Status', 'Tags', 'Added']}
+      >
+        {(subscriber) => (
+          <tr key={subscriber.id}>
+            <td>
+              <Link to={`/subscribers/${subscriber.id}`} className="strong">
+                {subscriber.email}
+              </Link>
+            </td>
+            <td>{fullName(subscriber) || '—'}</td>
+            <td>
+              <StatusBadge status={subscriber.status} />
+            </td>
+            <td>
+              <ul className="chips">
+                {subscriber.tags.map((tag) => (
+                  <li key={tag} className="chip">
+                    {tag}
+                  </li>
+                ))}
+              </ul>
+            </td>
+            <td>{formatDate(subscriber.created_at)}</td>
+          </tr>
+        )}
+      </PagedTable>
       {adding && <AddSubscriberDialog onClose={() => setAdding(false)} />}
     </>
   );
@@ -108,16 +93,10 @@ export function SubscribersPage() {
 
 function AddSubscriberDialog({ onClose }: { onClose(): void }) {
   const navigate = useNavigate();
-  const [failure, setFailure] = useState<ApiFailure>();
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const text = (name: string) => (form.get(name) as string).trim() || undefined;
-    setBusy(true);
-    setFailure(undefined);
-    try {
+  const { failure, busy, submit } = useFormSubmit(
+    async (form) => {
+      const text = (name: string) => (form.get(name) as string).trim() || undefined;
       const created = await api<Subscriber>('/subscribers', {
         method: 'POST',
         body: {
@@ -131,11 +110,9 @@ function AddSubscriberDialog({ onClose }: { onClose(): void }) {
         },
       });
       void navigate(`/subscribers/${created.id}`);
-    } catch (error) {
-      setFailure(toFailure(error));
-      setBusy(false);
-    }
-  };
+    },
+    { stayBusy: true },
+  );
 
   return (
     <Dialog open title="Add subscriber" onClose={onClose}>

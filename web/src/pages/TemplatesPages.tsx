@@ -8,7 +8,8 @@ import { TextAreaField, TextField } from '../ui/Field';
 import { formatDateTime } from '../ui/format';
 import { EmptyState, ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
-import { Pager, useCursorPager } from '../ui/Pager';
+import { PagedTable } from '../ui/DataTable';
+import { useCursorPager } from '../ui/Pager';
 
 export function TemplatesPage() {
   const pager = useCursorPager('templates');
@@ -24,50 +25,32 @@ export function TemplatesPage() {
           </Link>
         }
       />
-      {page.error && <ErrorNotice>{page.error.message}</ErrorNotice>}
-      {!page.data && page.loading && <Loading />}
-      {page.data?.data.length === 0 && (
-        <EmptyState title="No templates yet">
-          <p>Write one once, then use it in any number of campaigns.</p>
-        </EmptyState>
-      )}
-      {page.data && page.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Templates</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Bodies</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.data.map((template) => (
-                <tr key={template.id}>
-                  <td>
-                    <Link className="strong" to={`/templates/${template.id}`}>
-                      {template.name}
-                    </Link>
-                  </td>
-                  <td>{template.subject}</td>
-                  <td>
-                    {[template.html && 'HTML', template.text && 'Text'].filter(Boolean).join(' + ')}
-                  </td>
-                  <td>{formatDateTime(template.updated_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager
-        page={pager.page}
-        nextCursor={page.data?.next_cursor}
-        onNext={pager.next}
-        onPrevious={pager.previous}
-      />
+      <PagedTable
+        list={page}
+        pager={pager}
+        empty={
+          <EmptyState title="No templates yet">
+            <p>Write one once, then use it in any number of campaigns.</p>
+          </EmptyState>
+        }
+        caption="Templates"
+        columns={['Name', 'Subject', 'Bodies', 'Updated']}
+      >
+        {(template) => (
+          <tr key={template.id}>
+            <td>
+              <Link className="strong" to={`/templates/${template.id}`}>
+                {template.name}
+              </Link>
+            </td>
+            <td>{template.subject}</td>
+            <td>
+              {[template.html && 'HTML', template.text && 'Text'].filter(Boolean).join(' + ')}
+            </td>
+            <td>{formatDateTime(template.updated_at)}</td>
+          </tr>
+        )}
+      </PagedTable>
     </>
   );
 }

@@ -6,25 +6,34 @@ interface FieldShell {
   error?: string;
 }
 
-/** A labelled input whose hint and error are tied to it for assistive technology. */
-export function TextField({
+/** The attributes that tie a control to its label, hint and error. */
+interface ControlProps {
+  id: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+}
+
+/**
+ * A labelled control whose hint and error are tied to it for assistive technology; `control`
+ * renders the input itself with the attributes it is given.
+ */
+function Field({
   label,
   hint,
   error,
-  ...input
-}: FieldShell & InputHTMLAttributes<HTMLInputElement>) {
+  control,
+}: FieldShell & { control(props: ControlProps): ReactNode }) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
-        {...input}
-      />
+      {control({
+        id,
+        'aria-invalid': error ? true : undefined,
+        'aria-describedby': [hintId, errorId].filter(Boolean).join(' ') || undefined,
+      })}
       {hint && (
         <p className="field-hint" id={hintId}>
           {hint}
@@ -39,34 +48,35 @@ export function TextField({
   );
 }
 
+/** A labelled input whose hint and error are tied to it for assistive technology. */
+export function TextField({
+  label,
+  hint,
+  error,
+  ...input
+}: FieldShell & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <Field
+      label={label}
+      hint={hint}
+      error={error}
+      control={(props) => <input {...props} {...input} />}
+    />
+  );
+}
+
 export function TextAreaField({
   label,
   hint,
   error,
   ...area
 }: FieldShell & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const id = useId();
-  const hintId = hint ? `${id}-hint` : undefined;
-  const errorId = error ? `${id}-error` : undefined;
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <textarea
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
-        {...area}
-      />
-      {hint && (
-        <p className="field-hint" id={hintId}>
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      )}
-    </div>
+    <Field
+      label={label}
+      hint={hint}
+      error={error}
+      control={(props) => <textarea {...props} {...area} />}
+    />
   );
 }
