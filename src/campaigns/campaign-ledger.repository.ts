@@ -373,7 +373,10 @@ export class CampaignLedgerRepository {
     return updated === 1;
   }
 
-  /** Sending campaigns that have not advanced for `idleSeconds`: the watchdog revives them. */
+  /**
+   * Sending campaigns that have not advanced for `idleSeconds`: the watchdog revives them.
+   * The one query across accounts: the watchdog looks after every account's sends.
+   */
   stalledCampaigns(idleSeconds: number): Promise<{ account_id: string; id: string }[]> {
     return this.prisma.$queryRaw`
       SELECT account_id::text, id::text FROM campaigns
