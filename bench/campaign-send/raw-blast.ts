@@ -1,7 +1,10 @@
 // The practical limit: a bare nodemailer SMTP pool, with the same pool size Herald's workers
-// use, sending COUNT messages that were rendered before the clock started (same shape as the
-// campaign's: per-recipient subject, text and html, List-Unsubscribe headers) to the same
-// sink. Nothing else: no database, no queue, no tracking. Prints one JSON line.
+// use, sending COUNT messages that were rendered before the clock started to the same sink.
+// The messages are byte for byte the shape of the campaign's (per-recipient subject, text
+// and html; tracked link, pixel and unsubscribe link with tokens as long as Herald's signed
+// ones; the same headers), so both sides ask nodemailer for the same work. Nothing else: no
+// database, no queue, no rendering. Prints one JSON line.
+import { randomBytes, randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 
 const url = new URL(process.env.SMTP_URL!);
@@ -18,18 +21,28 @@ async function main(): Promise<void> {
     maxConnections: poolSize,
     maxMessages: Infinity,
   });
-  const messages = Array.from({ length: count }, (_, i) => ({
-    from: 'Acme News <news@acme.example>',
-    to: `subscriber${i}@example.com`,
-    subject: `News for First${i}`,
-    text: `Hello First${i},\n\nThis month at Acme: things.\n\nUnsubscribe: https://herald.example/unsubscribe/${i}`,
-    html: `<html><body><p>Hello First${i},</p><p>This month at <a href="https://herald.example/t/click/${i}?u=https%3A%2F%2Facme.example%2Fnews">Acme</a>: things.</p><p><a href="https://herald.example/unsubscribe/${i}">Unsubscribe</a></p><img src="https://herald.example/t/open/${i}" width="1" height="1" alt=""></body></html>`,
-    headers: {
-      'List-Unsubscribe': `<https://herald.example/unsubscribe/${i}>, <mailto:unsubscribe@acme.example?subject=unsubscribe%20${i}>`,
-      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-    },
-    messageId: `<bench.${i}@acme.example>`,
-  }));
+  const campaignId = randomUUID();
+  // Herald's recipient tokens: 48 bytes of ids in base64url, a dot, a 22-character signature.
+  const token = () =>
+    `${randomBytes(48).toString('base64url')}.${randomBytes(16).toString('base64url').slice(0, 22)}`;
+  const messages = Array.from({ length: count }, (_, i) => {
+    const unsubscribe = `https://herald.example/unsubscribe/${token()}`;
+    const track = token();
+    const click = `https://herald.example/t/click/${track}?u=https%3A%2F%2Facme.example%2Fnews&amp;s=${token().slice(0, 22)}`;
+    return {
+      from: 'Acme News <news@acme.example>',
+      to: `subscriber${i}@example.com`,
+      subject: `News for First${i}`,
+      text: `Hello First${i},\n\nThis month at Acme: things.\n\nUnsubscribe: ${unsubscribe}`,
+      html: `<html><body><p>Hello First${i},</p><p>This month at <a href="${click}">Acme</a>: things.</p><p><a href="${unsubscribe}">Unsubscribe</a></p><img src="https://herald.example/t/open/${track}" width="1" height="1" alt="" style="display:none"></body></html>`,
+      headers: {
+        'List-Unsubscribe': `<${unsubscribe}>, <mailto:unsubscribe@acme.example?subject=unsubscribe%20${unsubscribe.slice(35)}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        'X-Herald-Campaign': campaignId,
+      },
+      messageId: `<${campaignId}.${randomUUID()}@acme.example>`,
+    };
+  });
   const started = Date.now();
   const cpuBefore = process.cpuUsage();
   let next = 0;
