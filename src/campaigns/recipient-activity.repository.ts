@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../platform/database/prisma.service';
 import { RecipientRef } from './recipient-token';
 
@@ -19,39 +20,57 @@ export class RecipientActivityRepository {
          AND status <> 'unsubscribed'`;
   }
 
-  async recordOpen(ref: RecipientRef & { campaignId: string }): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      const updated = await tx.$executeRaw`
-        UPDATE subscribers SET stat_opens = stat_opens + 1, last_open_at = now()
-         WHERE account_id = ${ref.accountId}::uuid AND id = ${ref.subscriberId}::uuid`;
-      if (updated === 0) return;
-      await tx.$executeRaw`
-        WITH first_open AS (
-          UPDATE campaign_recipients SET opened_at = now()
-           WHERE account_id = ${ref.accountId}::uuid AND campaign_id = ${ref.campaignId}::uuid
-             AND subscriber_id = ${ref.subscriberId}::uuid AND opened_at IS NULL
-          RETURNING campaign_id
-        )
-        UPDATE campaigns SET open_count = open_count + 1
-         WHERE id IN (SELECT campaign_id FROM first_open)`;
-    });
+  recordOpen(ref: RecipientRef & { campaignId: string }): Promise<void> {
+    return this.record(ACTIVITY.open, ref);
   }
 
-  async recordClick(ref: RecipientRef & { campaignId: string }): Promise<void> {
+  recordClick(ref: RecipientRef & { campaignId: string }): Promise<void> {
+    return this.record(ACTIVITY.click, ref);
+  }
+
+  /** Counts the event on the subscriber, and on the campaign the first time per recipient. */
+  private async record(
+    columns: ActivityColumns,
+    ref: RecipientRef & { campaignId: string },
+  ): Promise<void> {
+    const { subscriberCount, subscriberLast, recipientAt, campaignCount } = columns;
     await this.prisma.$transaction(async (tx) => {
       const updated = await tx.$executeRaw`
-        UPDATE subscribers SET stat_clicks = stat_clicks + 1, last_click_at = now()
+        UPDATE subscribers SET ${subscriberCount} = ${subscriberCount} + 1, ${subscriberLast} = now()
          WHERE account_id = ${ref.accountId}::uuid AND id = ${ref.subscriberId}::uuid`;
       if (updated === 0) return;
       await tx.$executeRaw`
-        WITH first_click AS (
-          UPDATE campaign_recipients SET clicked_at = now()
+        WITH first_event AS (
+          UPDATE campaign_recipients SET ${recipientAt} = now()
            WHERE account_id = ${ref.accountId}::uuid AND campaign_id = ${ref.campaignId}::uuid
-             AND subscriber_id = ${ref.subscriberId}::uuid AND clicked_at IS NULL
+             AND subscriber_id = ${ref.subscriberId}::uuid AND ${recipientAt} IS NULL
           RETURNING campaign_id
         )
-        UPDATE campaigns SET click_count = click_count + 1
-         WHERE id IN (SELECT campaign_id FROM first_click)`;
+        UPDATE campaigns SET ${campaignCount} = ${campaignCount} + 1
+         WHERE id IN (SELECT campaign_id FROM first_event)`;
     });
   }
 }
+
+interface ActivityColumns {
+  subscriberCount: Prisma.Sql;
+  subscriberLast: Prisma.Sql;
+  recipientAt: Prisma.Sql;
+  campaignCount: Prisma.Sql;
+}
+
+/** Fixed column names per event (identifiers, never input: safe to splice with Prisma.raw). */
+const ACTIVITY: Record<'open' | 'click', ActivityColumns> = {
+  open: {
+    subscriberCount: Prisma.raw('stat_opens'),
+    subscriberLast: Prisma.raw('last_open_at'),
+    recipientAt: Prisma.raw('opened_at'),
+    campaignCount: Prisma.raw('open_count'),
+  },
+  click: {
+    subscriberCount: Prisma.raw('stat_clicks'),
+    subscriberLast: Prisma.raw('last_click_at'),
+    recipientAt: Prisma.raw('clicked_at'),
+    campaignCount: Prisma.raw('click_count'),
+  },
+};
