@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
@@ -8,7 +9,8 @@ import { serveOpenApi } from './platform/openapi/openapi';
 
 /**
  * Builds the HTTP API on Fastify (its speed matters on the list and send hot paths) with
- * pino request logging, request ids (echoed as X-Request-Id) and the OpenAPI document.
+ * pino request logging, request ids (echoed as X-Request-Id), cookies and the OpenAPI
+ * document. Which caller may reach which route is RouteGuard's decision (src/auth).
  * Not yet listening: main.ts listens, tests use the instance directly.
  */
 export async function createHttpApp(
@@ -40,6 +42,9 @@ export async function createHttpApp(
       logger: new PinoNestLogger(logger),
     },
   );
+  // Cookies are read (request.cookies) and written (reply.setCookie) by the plugin; only the
+  // dashboard's session and visitor cookies exist, so nothing is signed here.
+  await app.register(fastifyCookie);
   serveOpenApi(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

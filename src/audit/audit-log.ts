@@ -1,20 +1,55 @@
 import { Global, Injectable, Module } from '@nestjs/common';
+import type { Principal } from '../auth/principal';
 import { Prisma } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
 import { PrismaService } from '../platform/database/prisma.service';
 
+/**
+ * Every action Herald records, under the names the audit page shows (stored rows keep them,
+ * so a name is never changed). Services record them, whichever surface the caller came from.
+ */
+export type AuditAction =
+  | 'account.created'
+  | 'user.signed_in'
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'identity.erased'
+  /** An erasure started from a subscriber's record (the dashboard's Erase button). */
+  | 'identity.erased_from_dashboard'
+  | 'erased_identity.write_refused'
+  | 'template.created'
+  | 'template.deleted'
+  | 'segment.created'
+  | 'segment.deleted'
+  | 'campaign.created'
+  | 'campaign.deleted'
+  | 'campaign.sent';
+
 export interface AuditEntry {
-  action: string;
+  action: AuditAction;
   apiKeyId?: string;
   /** A keyed hash of the identity concerned: the audit log never holds plaintext. */
   subjectHash?: string;
   metadata?: Record<string, string | number | boolean>;
 }
 
-/** Metadata-only audit trail (SPEC §7.4). */
+/** Metadata-only audit trail: who did what, never the personal data acted upon. */
 @Injectable()
 export class AuditLog {
   constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Records an action with its real actor: an API key by its id, a person by `user_id` in
+   * the metadata (the audit page names both at read time).
+   */
+  async recordBy(
+    caller: Principal,
+    entry: Omit<AuditEntry, 'apiKeyId'>,
+    db: Prisma.TransactionClient = this.prisma,
+  ): Promise<void> {
+    const metadata = caller.userId ? { ...entry.metadata, user_id: caller.userId } : entry.metadata;
+    await this.record(caller.accountId, { ...entry, apiKeyId: caller.apiKeyId, metadata }, db);
+  }
 
   async record(
     accountId: string,

@@ -2,8 +2,9 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
 /**
- * Who is calling: a /v1 caller's API key (set by the auth guard on every authenticated /v1
- * request), or a signed-in dashboard user acting through the same services (src/dashboard).
+ * Who is calling, and the one thing services receive about it: an API key (on /v1) or a
+ * signed-in person (on /dashboard/api). RouteGuard sets it on every request it lets through
+ * to either surface; the services decide and audit by it, whichever surface it came from.
  */
 export type Principal = KeyPrincipal | UserPrincipal;
 
@@ -27,7 +28,7 @@ declare module 'fastify' {
   }
 }
 
-/** Injects the caller's Principal into a controller method. */
+/** Injects the caller's Principal into a controller method (a /v1 or /dashboard/api route). */
 export const Caller = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
   const principal = context.switchToHttp().getRequest<FastifyRequest>().principal;
   if (!principal) throw new Error('Caller used on a route the auth guard did not authenticate');

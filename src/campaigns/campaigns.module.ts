@@ -4,6 +4,9 @@ import { MailModule } from '../platform/mail/mail-transport';
 import { SegmentsModule } from '../segments/segments.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { CampaignErasureParticipant } from './campaign-erasure.participant';
+import { CampaignReportsService } from './campaign-reports.service';
+import { CampaignTimelineRepository } from './campaign-timeline.repository';
+import { CampaignsDashboardController } from './campaigns-dashboard.controller';
 import { CampaignQueuesModule } from './campaign-send-queue';
 import { CampaignsController } from './campaigns.controller';
 import { CampaignsRepository } from './campaigns.repository';
@@ -14,15 +17,23 @@ import { TrackingController } from './tracking.controller';
 import { UnsubscribeController } from './unsubscribe.controller';
 
 /**
- * The campaigns API: CRUD, send, stats, and the unsubscribe and tracking links (outside
- * /v1). Registers the campaigns' erasure participant.
+ * Campaigns on /v1 and /dashboard/api: CRUD, send, stats, the dashboard's audience and
+ * timeline; and the public unsubscribe and tracking links. Registers the campaigns' erasure
+ * participant.
  */
 @Module({
   imports: [CampaignQueuesModule, ErasureModule, MailModule, SegmentsModule, TemplatesModule],
-  controllers: [CampaignsController, UnsubscribeController, TrackingController],
+  controllers: [
+    CampaignsController,
+    CampaignsDashboardController,
+    UnsubscribeController,
+    TrackingController,
+  ],
   providers: [
     CampaignsRepository,
     CampaignsService,
+    CampaignReportsService,
+    CampaignTimelineRepository,
     RecipientTokens,
     RecipientActivityRepository,
     CampaignErasureParticipant,

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Campaign } from '../generated/prisma/client';
+import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
 import {
@@ -35,6 +36,7 @@ export class CampaignsService {
     private readonly segments: SegmentsRepository,
     private readonly queue: CampaignSendQueue,
     private readonly paginator: Paginator,
+    private readonly audit: AuditLog,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<CampaignResponse>> {
@@ -62,7 +64,12 @@ export class CampaignsService {
       text: body.text ?? null,
     };
     await this.validate(caller.accountId, columns);
-    return presentCampaign(await this.campaigns.create(caller.accountId, newId(), columns));
+    const created = await this.campaigns.create(caller.accountId, newId(), columns);
+    await this.audit.recordBy(caller, {
+      action: 'campaign.created',
+      metadata: { campaign_id: created.id },
+    });
+    return presentCampaign(created);
   }
 
   async update(caller: Principal, id: string, body: UpdateCampaignDto): Promise<CampaignResponse> {
@@ -97,6 +104,10 @@ export class CampaignsService {
     if (!(await this.campaigns.deleteDraft(caller.accountId, id))) {
       throw new CampaignNotDraftError();
     }
+    await this.audit.recordBy(caller, {
+      action: 'campaign.deleted',
+      metadata: { campaign_id: id },
+    });
   }
 
   /**
@@ -114,6 +125,7 @@ export class CampaignsService {
       await this.find(accountId, id); // deleted meanwhile → 404
       throw new CampaignAlreadySentError();
     }
+    await this.audit.recordBy(caller, { action: 'campaign.sent', metadata: { campaign_id: id } });
     try {
       await this.queue.enqueueFanout(accountId, id);
     } catch (error) {

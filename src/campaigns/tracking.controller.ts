@@ -1,6 +1,7 @@
 import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Public } from '../auth/public.decorator';
 import { NotFoundError } from '../platform/errors/api-errors';
 import { RecipientActivityRepository } from './recipient-activity.repository';
 import { RecipientRef, RecipientTokens } from './recipient-token';
@@ -15,6 +16,7 @@ const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBR
  * the way of the reader: the pixel and the redirect are answered even if the write fails.
  */
 @ApiExcludeController()
+@Public()
 @Controller('t')
 export class TrackingController {
   private readonly logger = new Logger(TrackingController.name);

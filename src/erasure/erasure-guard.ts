@@ -50,9 +50,8 @@ export class ErasureGuard {
 
   /** Audits a refused named write (hash only) and returns the 409 to throw. */
   async refuse(caller: Principal, emailHash: string, endpoint: string): Promise<EmailErasedError> {
-    await this.audit.record(caller.accountId, {
+    await this.audit.recordBy(caller, {
       action: 'erased_identity.write_refused',
-      apiKeyId: caller.apiKeyId,
       subjectHash: emailHash,
       metadata: { endpoint },
     });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLog } from '../audit/audit-log';
+import { AuditAction, AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -25,7 +25,15 @@ export class ErasureService {
     private readonly registry: ErasureRegistry,
   ) {}
 
-  async erase(caller: Principal, email: string): Promise<ErasureReceipt> {
+  /**
+   * `action` names how the erasure was asked for in the audit log: by email (the default),
+   * or from a subscriber's record.
+   */
+  async erase(
+    caller: Principal,
+    email: string,
+    action: Extract<AuditAction, `identity.erased${string}`> = 'identity.erased',
+  ): Promise<ErasureReceipt> {
     const { accountId } = caller;
     const emailNormalized = normalizeEmail(email);
     const emailHash = this.guard.emailHash(accountId, email);
@@ -45,11 +53,7 @@ export class ErasureService {
       const created = await tx.erasedIdentity.create({
         data: { accountId, emailHash, subscriberId: subscriber?.id },
       });
-      await this.audit.record(
-        accountId,
-        { action: 'identity.erased', apiKeyId: caller.apiKeyId, subjectHash: emailHash },
-        tx,
-      );
+      await this.audit.recordBy(caller, { action, subjectHash: emailHash }, tx);
       return created;
     });
     // Outside PostgreSQL (stored files, Redis): after commit, and again on every repeat call,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, Subscriber } from '../generated/prisma/client';
 import { Principal } from '../auth/principal';
 import { ErasureGuard } from '../erasure/erasure-guard';
-import { ErasureService } from '../erasure/erasure.service';
+import { ErasureReceipt, ErasureService } from '../erasure/erasure.service';
 import { isUuid, newId } from '../platform/crypto/ids';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import {
@@ -15,6 +15,7 @@ import { Paginator } from '../platform/pagination/paginator';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
 import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
+import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SubscribersRepository } from './subscribers.repository';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
@@ -35,6 +36,7 @@ export class SubscribersService {
     private readonly erasureGuard: ErasureGuard,
     private readonly erasure: ErasureService,
     private readonly paginator: Paginator,
+    private readonly searches: SubscriberSearchRepository,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
@@ -43,6 +45,17 @@ export class SubscribersService {
       'subscribers',
       query,
       (page) => this.subscribers.listPage(caller.accountId, page),
+      presentSubscriber,
+    );
+  }
+
+  /** The dashboard's list: subscribers whose email contains `text`, newest first. */
+  search(caller: Principal, query: ListQuery, text: string): Promise<Page<SubscriberResponse>> {
+    return this.paginator.page(
+      caller.accountId,
+      'dashboard-subscribers',
+      query,
+      (page) => this.searches.search(caller.accountId, text, page),
       presentSubscriber,
     );
   }
@@ -106,5 +119,11 @@ export class SubscribersService {
       },
     );
     return presentSubscriber(updated);
+  }
+
+  /** Erases the identity of this subscriber, found by id (the dashboard's Erase button). */
+  async erase(caller: Principal, id: string): Promise<ErasureReceipt> {
+    const subscriber = await this.get(caller, id);
+    return this.erasure.erase(caller, subscriber.email, 'identity.erased_from_dashboard');
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Template } from '../generated/prisma/client';
+import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
@@ -12,6 +13,7 @@ import {
   RenderedTemplateResponse,
   UpdateTemplateDto,
 } from './template.dto';
+import { RenderDraftDto } from './render-draft.dto';
 import { presentTemplate, TemplateResponse } from './template.presenter';
 import { compileMessage, MessageContent, subscriberVariables } from './template-renderer';
 import { TemplatesRepository } from './templates.repository';
@@ -22,6 +24,7 @@ export class TemplatesService {
     private readonly templates: TemplatesRepository,
     private readonly subscribers: SubscribersRepository,
     private readonly paginator: Paginator,
+    private readonly audit: AuditLog,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<TemplateResponse>> {
@@ -48,6 +51,10 @@ export class TemplatesService {
       name: body.name,
       ...content,
     });
+    await this.audit.recordBy(caller, {
+      action: 'template.created',
+      metadata: { template_id: row.id },
+    });
     return presentTemplate(row);
   }
 
@@ -72,6 +79,10 @@ export class TemplatesService {
     if (outcome === 'in_use') {
       throw new ConflictError('A campaign that has not been sent yet uses this template.');
     }
+    await this.audit.recordBy(caller, {
+      action: 'template.deleted',
+      metadata: { template_id: id },
+    });
   }
 
   /** Renders with sample data, a real subscriber, or both (the sample data wins). */
@@ -85,6 +96,22 @@ export class TemplatesService {
       ? subscriberVariables(await this.subscriber(caller.accountId, body.subscriber_id))
       : {};
     return compileMessage(template).render({ ...variables, ...body.data });
+  }
+
+  /**
+   * Renders content that is not saved (the dashboard's editor, as it types) with the same
+   * renderer campaigns use, so the preview is what subscribers will get.
+   */
+  async renderDraft(caller: Principal, body: RenderDraftDto): Promise<RenderedTemplateResponse> {
+    const variables = body.subscriber_id
+      ? subscriberVariables(await this.subscriber(caller.accountId, body.subscriber_id))
+      : {};
+    const message = compileMessage({
+      subject: body.subject,
+      html: body.html || null,
+      text: body.text || null,
+    });
+    return message.render({ ...variables, ...body.data });
   }
 
   private async find(accountId: string, id: string): Promise<Template> {

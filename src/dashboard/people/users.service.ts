@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
 import { AccountsRepository } from '../../accounts/accounts.repository';
+import { AuditLog } from '../../audit/audit-log';
 import { isUuid, newId } from '../../platform/crypto/ids';
 import { normalizeEmail } from '../../platform/crypto/keyed-hasher';
 import { ErrorDetail, ValidationFailedError } from '../../platform/errors/api-errors';
@@ -49,6 +50,7 @@ export class UsersService {
   constructor(
     private readonly users: UsersRepository,
     private readonly accounts: AccountsRepository,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Creates an account and its owner. */
@@ -58,7 +60,7 @@ export class UsersService {
     if (await this.users.emailTaken(emailNormalized))
       throw new ValidationFailedError([emailTaken()]);
     const passwordHash = await hashPassword(input.password);
-    return uniqueEmail(() =>
+    const owner = await uniqueEmail(() =>
       this.users.createAccountWithOwner(
         { id: newId(), name: input.accountName.trim() },
         {
@@ -70,6 +72,11 @@ export class UsersService {
         },
       ),
     );
+    await this.audit.record(owner.accountId, {
+      action: 'account.created',
+      metadata: { user_id: owner.id },
+    });
+    return owner;
   }
 
   /** A further user of an existing account (operator CLI). */
@@ -109,6 +116,10 @@ export class UsersService {
     const ok = await verifyPassword(password, user?.passwordHash);
     if (!ok || !user) return undefined;
     await this.users.recordSignIn(user.accountId, user.id, new Date());
+    await this.audit.record(user.accountId, {
+      action: 'user.signed_in',
+      metadata: { user_id: user.id },
+    });
     return user;
   }
 }

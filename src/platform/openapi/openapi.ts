@@ -45,6 +45,11 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_live_ API key' })
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  // The domain controllers also answer under /dashboard/api for the dashboard's sessions:
+  // that is the dashboard's private surface, not part of the public API's document.
+  for (const path of Object.keys(document.paths)) {
+    if (path.startsWith('/dashboard/')) delete document.paths[path];
+  }
   document.components = document.components ?? {};
   document.components.schemas = { ...document.components.schemas, Error: ERROR_SCHEMA as never };
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Subscriber } from '../../generated/prisma/client';
-import { PrismaService } from '../../platform/database/prisma.service';
-import { keysetPage, PageRequest } from '../../platform/pagination/page-request';
+import { Subscriber } from '../generated/prisma/client';
+import { PrismaService } from '../platform/database/prisma.service';
+import { keysetPage, PageRequest } from '../platform/pagination/page-request';
 
 /**
  * The dashboard's subscriber search: emails containing the query (so a prefix works too),

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../../generated/prisma/client';
-import { PrismaService } from '../../platform/database/prisma.service';
+import { Prisma } from '../generated/prisma/client';
+import { PrismaService } from '../platform/database/prisma.service';
 
 export const TIMELINE_SERIES = ['delivered', 'failed', 'skipped', 'opens', 'clicks'] as const;
 export type TimelineSeries = (typeof TIMELINE_SERIES)[number];
@@ -20,7 +20,7 @@ const MAX_BUCKETS = 60;
 /**
  * A campaign's events over time, read from the send ledger (campaign_recipients): when each
  * message was delivered, failed or skipped, and when recipients first opened and clicked.
- * The campaigns module keeps totals only; this read-only view draws the stats chart.
+ * The campaign row keeps totals only; this read-only view draws the dashboard's stats chart.
  */
 @Injectable()
 export class CampaignTimelineRepository {

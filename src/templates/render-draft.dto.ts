@@ -1,14 +1,6 @@
-import {
-  Allow,
-  IsDefined,
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  MaxLength,
-} from 'class-validator';
+import { IsDefined, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 
-/** Unsaved template content, rendered as the editor types (the live preview). */
+/** Unsaved template content, rendered as the dashboard's editor types (the live preview). */
 export class RenderDraftDto {
   @IsDefined()
   @IsString()
@@ -33,12 +25,4 @@ export class RenderDraftDto {
   @IsOptional()
   @IsUUID('all', { message: 'subscriber_id must be a subscriber id' })
   subscriber_id?: string;
-}
-
-/** An unsaved segment filter, counted as the rule builder changes (the live count). */
-export class CountDraftDto {
-  // Checked by the segments module's parser, which names problems by their path.
-  @IsDefined()
-  @Allow()
-  filter!: unknown;
 }
