@@ -16,6 +16,12 @@ const ACTIONS: Record<string, string> = {
   'identity.erased_from_dashboard': 'Erased an identity from the dashboard',
   'erased_identity.write_refused': 'Refused a write to an erased identity',
   'campaign.sent': 'Sent a campaign',
+  'campaign.created': 'Created a campaign',
+  'campaign.deleted': 'Deleted a campaign',
+  'template.created': 'Created a template',
+  'template.deleted': 'Deleted a template',
+  'segment.created': 'Created a segment',
+  'segment.deleted': 'Deleted a segment',
 };
 
 export function AuditPage() {
