@@ -252,7 +252,8 @@ describeWithChromium('dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Sent', exact: true }).waitFor();
     await page.getByTestId('progress-text').getByText('2 of 2 messages sent').waitFor();
     await page.getByRole('img', { name: /Delivered 2/ }).waitFor();
-    await page.waitForTimeout(400); // the bar's last stretch is animated
+    // The bar's last stretch is animated (a CSS transition): shoot once it has come to rest.
+    await page.waitForFunction('document.getAnimations().length === 0');
     await screenshot(page, '15-campaign-sent');
 
     await nav('Campaigns');

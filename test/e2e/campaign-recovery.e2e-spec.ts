@@ -6,7 +6,7 @@ import { AppModule } from '../../src/app.module';
 import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
 import { CampaignWatchdog } from '../../src/campaigns/campaign-watchdog';
 import { PgPool } from '../../src/platform/database/pg-pool';
-import { seedSubscribers, waitUntilSent } from '../support/campaign-fixtures';
+import { waitUntilSent } from '../support/campaign-fixtures';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
 
@@ -66,7 +66,7 @@ describe('campaign send recovery', () => {
 
   it('reads subscribers on the raw hot path exactly as the Prisma model does', async () => {
     const tenant = await api.tenant('Mapping');
-    const people = await seedSubscribers(env, tenant.accountId, 3, { domain: 'mapping.test' });
+    const people = await api.make.subscribers(tenant.accountId, 3, { domain: 'mapping.test' });
     await env.sql(
       `UPDATE subscribers SET birthdate = now(), stat_revenue_cents = 1234, tags = '{a,b}',
               social_media = '[{"platform":"x","profile_id":"y"}]', last_sent_at = now()
@@ -88,7 +88,7 @@ describe('campaign send recovery', () => {
   it('resumes a fan-out from its checkpoint: nobody twice, nobody missed', async () => {
     const domain = 'resume.test';
     const tenant = await api.tenant('Resume');
-    const people = await seedSubscribers(env, tenant.accountId, 95, { domain });
+    const people = await api.make.subscribers(tenant.accountId, 95, { domain });
     const id = await draft(tenant.auth);
     await send(tenant.auth, id);
     // A fan-out that committed three batches of 20 and died before enqueuing anything.
@@ -118,7 +118,7 @@ describe('campaign send recovery', () => {
   it('skips a recipient erased after the snapshot, silently, and keeps no address for them', async () => {
     const domain = 'erased-late.test';
     const tenant = await api.tenant('Late erasure');
-    const people = await seedSubscribers(env, tenant.accountId, 12, { domain });
+    const people = await api.make.subscribers(tenant.accountId, 12, { domain });
     const id = await draft(tenant.auth);
     await send(tenant.auth, id);
     await ledger.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 1000, 250);
@@ -147,7 +147,7 @@ describe('campaign send recovery', () => {
   it('counts subscribers erased before the send of an unsegmented campaign as skipped_erased', async () => {
     const domain = 'erased-early.test';
     const tenant = await api.tenant('Early erasure');
-    const people = await seedSubscribers(env, tenant.accountId, 8, { domain });
+    const people = await api.make.subscribers(tenant.accountId, 8, { domain });
     const id = await draft(tenant.auth);
     for (const person of [people[0], people[7]]) {
       await request(api.server)
@@ -166,7 +166,7 @@ describe('campaign send recovery', () => {
   it('revives a sending campaign whose jobs Redis lost (the watchdog)', async () => {
     const domain = 'lost-jobs.test';
     const tenant = await api.tenant('Lost jobs');
-    await seedSubscribers(env, tenant.accountId, 30, { domain });
+    await api.make.subscribers(tenant.accountId, 30, { domain });
     const id = await draft(tenant.auth);
     await send(tenant.auth, id);
     await ledger.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 1000, 10);

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { createHttpApp } from '../../src/http-app';
 import { cli, freePort, processEnv, startNode, stop, waitForOk } from '../support/processes';
 import { TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
 
 /** CONTRACT §1 and §3 as an operator meets them: the CLI, `npm start`, /health, /docs. */
 describe('operator CLI and the running server', () => {
@@ -164,15 +165,17 @@ describe('shutdown', () => {
       processEnv(env, { PORT: String(port), REDIS_URL: 'redis://127.0.0.1:1' }),
     );
     try {
-      const deadline = Date.now() + 20_000;
       let status = 0;
-      while (status !== 503 && Date.now() < deadline) {
-        status = await fetch(`http://127.0.0.1:${port}/health`).then(
-          (response) => response.status,
-          () => 0,
-        );
-        if (status !== 503) await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      await waitFor(
+        async () => {
+          status = await fetch(`http://127.0.0.1:${port}/health`).then(
+            (response) => response.status,
+            () => 0,
+          );
+          return status === 503;
+        },
+        { timeoutMs: 20_000, intervalMs: 200 },
+      ).catch(() => undefined); // the assertion below names the status it saw
       expect(status).toBe(503);
       const started = Date.now();
       const exited = once(server, 'exit');

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { TestEnv } from './test-env';
+import { waitFor } from './wait-for';
 
 const runFile = promisify(execFile);
 export const ROOT = resolve(__dirname, '../..');
@@ -51,16 +52,14 @@ export async function freePort(): Promise<number> {
 
 /** Polls a URL until it answers 200 or the deadline passes. */
 export async function waitForOk(url: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await fetch(url).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+  await waitFor(
+    () =>
+      fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    { timeoutMs, intervalMs: 200, message: `${url} did not answer 200` },
+  );
 }
 
 export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
@@ -71,6 +70,7 @@ export async function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   const exited = once(child, 'exit');
+  // A deadline for a graceful exit, not a pause: SIGKILL only if SIGTERM was not enough.
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
