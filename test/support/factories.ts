@@ -5,12 +5,14 @@ import type { KeyPrincipal } from '../../src/auth/principal';
 import { Scope, SCOPES } from '../../src/auth/scopes';
 import type { Prisma } from '../../src/generated/prisma/client';
 import { newId } from '../../src/platform/crypto/ids';
-import type { AccountId } from '../../src/platform/database/account-id';
 import { PrismaService } from '../../src/platform/database/prisma.service';
+
+/** An account's id as the accounts service hands it out (the type repositories take). */
+export type TestAccountId = Awaited<ReturnType<AccountsService['create']>>['id'];
 
 /** An account with one key holding the given scopes, in every shape a test needs it. */
 export interface Tenant {
-  accountId: AccountId;
+  accountId: TestAccountId;
   keyId: string;
   /** The key's secret. */
   key: string;
@@ -38,7 +40,7 @@ export class Factories {
     return this.app.get(PrismaService);
   }
 
-  async account(name = 'Acme'): Promise<AccountId> {
+  async account(name = 'Acme'): Promise<TestAccountId> {
     return (await this.app.get(AccountsService).create(name)).id;
   }
 
