@@ -1,8 +1,11 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import type { Principal } from '../auth/principal';
-import { Prisma } from '../generated/prisma/client';
+import { AuditEvent } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
-import { PrismaService } from '../platform/database/prisma.service';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
+import { PageRequest } from '../platform/pagination/page-request';
+import { AuditEventsRepository } from './audit-events.repository';
 
 /**
  * Every action Herald records, under the names the audit page shows (stored rows keep them,
@@ -36,39 +39,38 @@ export interface AuditEntry {
 /** Metadata-only audit trail: who did what, never the personal data acted upon. */
 @Injectable()
 export class AuditLog {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly events: AuditEventsRepository) {}
 
   /**
    * Records an action with its real actor: an API key by its id, a person by `user_id` in
    * the metadata (the audit page names both at read time).
    */
-  async recordBy(
-    caller: Principal,
-    entry: Omit<AuditEntry, 'apiKeyId'>,
-    db: Prisma.TransactionClient = this.prisma,
-  ): Promise<void> {
+  async recordBy(caller: Principal, entry: Omit<AuditEntry, 'apiKeyId'>, db?: Db): Promise<void> {
     const metadata = caller.userId ? { ...entry.metadata, user_id: caller.userId } : entry.metadata;
     await this.record(caller.accountId, { ...entry, apiKeyId: caller.apiKeyId, metadata }, db);
   }
 
-  async record(
-    accountId: string,
-    entry: AuditEntry,
-    db: Prisma.TransactionClient = this.prisma,
-  ): Promise<void> {
-    await db.auditEvent.create({
-      data: {
+  /** Records an action; `db` joins the transaction that did it. */
+  async record(accountId: AccountId, entry: AuditEntry, db?: Db): Promise<void> {
+    await this.events.create(
+      accountId,
+      {
         id: newId(),
-        accountId,
         action: entry.action,
         apiKeyId: entry.apiKeyId,
         subjectHash: entry.subjectHash,
         metadata: entry.metadata ?? {},
       },
-    });
+      db,
+    );
+  }
+
+  /** One page of the account's trail, newest first (the dashboard's audit page). */
+  listPage(accountId: AccountId, page: PageRequest): Promise<AuditEvent[]> {
+    return this.events.listPage(accountId, page);
   }
 }
 
 @Global()
-@Module({ providers: [AuditLog], exports: [AuditLog] })
+@Module({ providers: [AuditEventsRepository, AuditLog], exports: [AuditLog] })
 export class AuditModule {}

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import type { AccountId } from '../platform/database/account-id';
 
 /**
  * Who is calling, and the one thing services receive about it: an API key (on /v1) or a
@@ -9,14 +10,16 @@ import type { FastifyRequest } from 'fastify';
 export type Principal = KeyPrincipal | UserPrincipal;
 
 export interface KeyPrincipal {
-  accountId: string;
+  /** From the authenticated key: the only way a request gets an AccountId. */
+  accountId: AccountId;
   apiKeyId: string;
   userId?: undefined;
   scopes: readonly string[];
 }
 
 export interface UserPrincipal {
-  accountId: string;
+  /** From the signed-in person's session. */
+  accountId: AccountId;
   userId: string;
   apiKeyId?: undefined;
   scopes: readonly string[];

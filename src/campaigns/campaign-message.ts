@@ -2,11 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Campaign, Subscriber } from '../generated/prisma/client';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
+import { accountIdOfRow } from '../platform/database/account-id';
 import { OutgoingMessage } from '../platform/mail/mail-transport';
 import { CompiledMessage, subscriberVariables } from '../templates/template-renderer';
+import { hasInvalidCharacters } from '../platform/validation/text-integrity';
+import { rewriteLinks } from './click-tracking';
 import { RecipientRef, RecipientTokens } from './recipient-token';
-
-const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
 
 /**
  * Turns a campaign and one subscriber into the message on the wire (CONTRACT §5): merge
@@ -24,7 +25,7 @@ export class CampaignMessageBuilder {
 
   build(campaign: Campaign, compiled: CompiledMessage, subscriber: Subscriber): OutgoingMessage {
     const ref: RecipientRef = {
-      accountId: campaign.accountId,
+      accountId: accountIdOfRow(campaign.accountId),
       subscriberId: subscriber.id,
       campaignId: campaign.id,
     };
@@ -54,12 +55,11 @@ export class CampaignMessageBuilder {
   /** Click tracking for every http(s) link but the unsubscribe one, and an open pixel. */
   private track(html: string, token: string, unsubscribeUrl: string): string {
     const base = this.config.publicUrl;
-    const linked = html.replace(LINK, (whole, prefix: string, quote: string, href: string) => {
-      const target = href.replace(/&amp;/g, '&');
-      if (target === unsubscribeUrl) return whole;
+    const linked = rewriteLinks(html, (target) => {
+      // A target that cannot be percent-encoded stays as it is (untracked), not a failed send.
+      if (target === unsubscribeUrl || hasInvalidCharacters(target)) return undefined;
       const signature = this.tokens.signValue(token, target);
-      const tracked = `${base}/t/click/${token}?u=${encodeURIComponent(target)}&amp;s=${signature}`;
-      return `${prefix}${quote}${tracked}${quote}`;
+      return `${base}/t/click/${token}?u=${encodeURIComponent(target)}&amp;s=${signature}`;
     });
     const pixel = `<img src="${base}/t/open/${token}" width="1" height="1" alt="" style="display:none">`;
     const close = linked.search(/<\/body>/i);

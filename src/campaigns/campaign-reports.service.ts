@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { SegmentsService } from '../segments/segments.service';
-import { NOT_MAILABLE } from './campaign-ledger.repository';
+import { NOT_MAILABLE } from './recipient-outcome';
 import { CampaignTimelineRepository, Timeline } from './campaign-timeline.repository';
 import { CampaignsService } from './campaigns.service';
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
 import { PrismaService } from '../platform/database/prisma.service';
+import * as sql from './campaign-ledger.sql';
 
 export const TIMELINE_SERIES = ['delivered', 'failed', 'skipped', 'opens', 'clicks'] as const;
 export type TimelineSeries = (typeof TIMELINE_SERIES)[number];
@@ -26,39 +27,18 @@ const MAX_BUCKETS = 60;
 export class CampaignTimelineRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async timeline(accountId: string, campaignId: string): Promise<Timeline> {
-    const where = Prisma.sql`account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid`;
-    const [extent] = await this.prisma.$queryRaw<{ first: Date | null; last: Date | null }[]>`
-      SELECT min(t) AS first, max(t) AS last FROM (
-        SELECT min(coalesce(sent_at, created_at)) AS t FROM campaign_recipients
-         WHERE ${where} AND status IN ('sent', 'failed', 'skipped')
-        UNION ALL
-        SELECT max(greatest(coalesce(sent_at, created_at), opened_at, clicked_at))
-          FROM campaign_recipients WHERE ${where} AND status IN ('sent', 'failed', 'skipped')
-      ) e`;
+  async timeline(accountId: AccountId, campaignId: string): Promise<Timeline> {
+    const [extent] = await this.prisma.$queryRaw<{ first: Date | null; last: Date | null }[]>(
+      sql.timelineExtent(accountId, campaignId),
+    );
     if (!extent?.first || !extent.last) return { start: null, bucket_seconds: 0, buckets: [] };
 
     const spanSeconds = (extent.last.getTime() - extent.first.getTime()) / 1000;
     const width = WIDTHS.find((w) => spanSeconds / w < MAX_BUCKETS) ?? WIDTHS.at(-1)!;
     const start = new Date(Math.floor(extent.first.getTime() / (width * 1000)) * width * 1000);
-    const rows = await this.prisma.$queryRaw<{ bucket: number; kind: string; n: number }[]>`
-      SELECT floor(extract(epoch FROM t - ${start}::timestamptz) / ${width})::int AS bucket,
-             kind, count(*)::int AS n
-        FROM (
-          SELECT sent_at AS t, CASE status WHEN 'sent' THEN 'delivered' ELSE 'failed' END AS kind
-            FROM campaign_recipients WHERE ${where} AND status IN ('sent', 'failed')
-          UNION ALL
-          SELECT coalesce(sent_at, created_at), 'skipped'
-            FROM campaign_recipients WHERE ${where} AND status = 'skipped'
-          UNION ALL
-          SELECT opened_at, 'opens' FROM campaign_recipients
-           WHERE ${where} AND opened_at IS NOT NULL
-          UNION ALL
-          SELECT clicked_at, 'clicks' FROM campaign_recipients
-           WHERE ${where} AND clicked_at IS NOT NULL
-        ) events
-       WHERE t IS NOT NULL
-       GROUP BY 1, 2 ORDER BY 1`;
+    const rows = await this.prisma.$queryRaw<{ bucket: number; kind: string; n: number }[]>(
+      sql.timelineBuckets(accountId, campaignId, start, width),
+    );
 
     const count = Math.max(1, (rows.at(-1)?.bucket ?? 0) + 1);
     const buckets = Array.from({ length: count }, (_, index) => ({

@@ -2,11 +2,10 @@ import { Module } from '@nestjs/common';
 import { MailModule } from '../platform/mail/mail-transport';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
 import { CampaignFanoutProcessor } from './campaign-fanout.processor';
-import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignMessageBuilder } from './campaign-message';
-import { CampaignQueuesModule } from './campaign-send-queue';
 import { CampaignWatchdog } from './campaign-watchdog';
 import { CampaignWorkerWarmup } from './campaign-worker-warmup';
+import { CampaignsCoreModule } from './campaigns-core.module';
 import { RecipientTokens } from './recipient-token';
 
 /**
@@ -14,9 +13,8 @@ import { RecipientTokens } from './recipient-token';
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
-  imports: [CampaignQueuesModule, MailModule],
+  imports: [CampaignsCoreModule, MailModule],
   providers: [
-    CampaignLedgerRepository,
     CampaignMessageBuilder,
     RecipientTokens,
     CampaignFanoutProcessor,

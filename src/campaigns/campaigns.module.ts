@@ -1,17 +1,14 @@
 import { Module } from '@nestjs/common';
-import { ErasureModule } from '../erasure/erasure.module';
 import { MailModule } from '../platform/mail/mail-transport';
-import { SegmentsModule } from '../segments/segments.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { CampaignErasureParticipant } from './campaign-erasure.participant';
 import { CampaignReportsService } from './campaign-reports.service';
 import { CampaignTimelineRepository } from './campaign-timeline.repository';
 import { CampaignsDashboardController } from './campaigns-dashboard.controller';
-import { CampaignQueuesModule } from './campaign-send-queue';
+import { CampaignsCoreModule } from './campaigns-core.module';
 import { CampaignsController } from './campaigns.controller';
-import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
-import { RecipientActivityRepository } from './recipient-activity.repository';
+import { RecipientActivityService } from './recipient-activity.service';
 import { RecipientTokens } from './recipient-token';
 import { TrackingController } from './tracking.controller';
 import { UnsubscribeController } from './unsubscribe.controller';
@@ -22,7 +19,7 @@ import { UnsubscribeController } from './unsubscribe.controller';
  * participant.
  */
 @Module({
-  imports: [CampaignQueuesModule, ErasureModule, MailModule, SegmentsModule, TemplatesModule],
+  imports: [CampaignsCoreModule, MailModule, TemplatesModule],
   controllers: [
     CampaignsController,
     CampaignsDashboardController,
@@ -30,14 +27,13 @@ import { UnsubscribeController } from './unsubscribe.controller';
     TrackingController,
   ],
   providers: [
-    CampaignsRepository,
     CampaignsService,
     CampaignReportsService,
     CampaignTimelineRepository,
     RecipientTokens,
-    RecipientActivityRepository,
+    RecipientActivityService,
     CampaignErasureParticipant,
   ],
-  exports: [CampaignsRepository, CampaignsService],
+  exports: [CampaignsService],
 })
 export class CampaignsModule {}

@@ -3,6 +3,7 @@ import { Campaign } from '../generated/prisma/client';
 import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
+import type { AccountId } from '../platform/database/account-id';
 import {
   CampaignAlreadySentError,
   CampaignNotDraftError,
@@ -12,9 +13,9 @@ import {
 } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
-import { SegmentsRepository } from '../segments/segments.repository';
+import { SegmentsService } from '../segments/segments.service';
 import { compileMessage } from '../templates/template-renderer';
-import { TemplatesRepository } from '../templates/templates.repository';
+import { TemplatesService } from '../templates/templates.service';
 import { CreateCampaignDto, UpdateCampaignDto } from './campaign.dto';
 import {
   CampaignResponse,
@@ -24,6 +25,7 @@ import {
   SendAcceptedResponse,
 } from './campaign.presenter';
 import { CampaignSendQueue } from './campaign-send-queue';
+import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignColumns, CampaignsRepository } from './campaigns.repository';
 
 @Injectable()
@@ -32,8 +34,9 @@ export class CampaignsService {
 
   constructor(
     private readonly campaigns: CampaignsRepository,
-    private readonly templates: TemplatesRepository,
-    private readonly segments: SegmentsRepository,
+    private readonly ledger: CampaignLedgerRepository,
+    private readonly templates: TemplatesService,
+    private readonly segments: SegmentsService,
     private readonly queue: CampaignSendQueue,
     private readonly paginator: Paginator,
     private readonly audit: AuditLog,
@@ -139,11 +142,11 @@ export class CampaignsService {
   async stats(caller: Principal, id: string): Promise<CampaignStatsResponse> {
     const campaign = await this.find(caller.accountId, id);
     const outstanding =
-      campaign.status === 'sending' ? await this.campaigns.outstanding(caller.accountId, id) : 0;
+      campaign.status === 'sending' ? await this.ledger.outstanding(caller.accountId, id) : 0;
     return presentCampaignStats(campaign, outstanding);
   }
 
-  private async find(accountId: string, id: string): Promise<Campaign> {
+  private async find(accountId: AccountId, id: string): Promise<Campaign> {
     const campaign = isUuid(id) ? await this.campaigns.findById(accountId, id) : null;
     if (!campaign) throw new NotFoundError('campaign');
     return campaign;
@@ -153,7 +156,7 @@ export class CampaignsService {
    * A campaign needs content from exactly one source (a template, or html and/or text),
    * ids that exist in this account, and merge fields that compile.
    */
-  private async validate(accountId: string, columns: CampaignColumns): Promise<void> {
+  private async validate(accountId: AccountId, columns: CampaignColumns): Promise<void> {
     const details: ErrorDetail[] = [];
     const inline = columns.html != null || columns.text != null;
     let content: { html: string | null; text: string | null } | undefined;
@@ -164,7 +167,7 @@ export class CampaignsService {
         message: 'Give either template_id or html/text, not both.',
       });
     } else if (columns.templateId) {
-      const template = await this.templates.findById(accountId, columns.templateId);
+      const template = await this.templates.findRow(accountId, columns.templateId);
       if (template) content = { html: template.html, text: template.text };
       else details.push({ field: 'template_id', code: 'not_found', message: 'No such template.' });
     } else if (inline) {
@@ -176,7 +179,7 @@ export class CampaignsService {
         message: 'A campaign needs a template_id, or html and/or text.',
       });
     }
-    if (columns.segmentId && !(await this.segments.findById(accountId, columns.segmentId))) {
+    if (columns.segmentId && !(await this.segments.exists(accountId, columns.segmentId))) {
       details.push({ field: 'segment_id', code: 'not_found', message: 'No such segment.' });
     }
     if (content) {

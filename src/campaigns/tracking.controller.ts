@@ -3,7 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator';
 import { NotFoundError } from '../platform/errors/api-errors';
-import { RecipientActivityRepository } from './recipient-activity.repository';
+import { locationOf } from './click-tracking';
+import { RecipientActivityService } from './recipient-activity.service';
 import { RecipientRef, RecipientTokens } from './recipient-token';
 
 // A transparent 1×1 GIF.
@@ -23,7 +24,7 @@ export class TrackingController {
 
   constructor(
     private readonly tokens: RecipientTokens,
-    private readonly activity: RecipientActivityRepository,
+    private readonly activity: RecipientActivityService,
   ) {}
 
   @Get('open/:token')
@@ -52,8 +53,10 @@ export class TrackingController {
     ) {
       throw new NotFoundError('link');
     }
+    const location = locationOf(target);
+    if (!location) throw new NotFoundError('link');
     await this.activity.recordClick(ref).catch((error: unknown) => this.failed('click', error));
-    await reply.header('cache-control', 'no-store').redirect(target, 302);
+    await reply.header('cache-control', 'no-store').redirect(location, 302);
   }
 
   private campaignRef(token: string): RecipientRef & { campaignId: string } {

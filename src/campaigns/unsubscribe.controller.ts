@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator';
 import { NotFoundError } from '../platform/errors/api-errors';
-import { RecipientActivityRepository } from './recipient-activity.repository';
+import { RecipientActivityService } from './recipient-activity.service';
 import { RecipientTokens } from './recipient-token';
 
 /**
@@ -19,7 +19,7 @@ import { RecipientTokens } from './recipient-token';
 export class UnsubscribeController {
   constructor(
     private readonly tokens: RecipientTokens,
-    private readonly activity: RecipientActivityRepository,
+    private readonly activity: RecipientActivityService,
   ) {}
 
   @Get(':token')

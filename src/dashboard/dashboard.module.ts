@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import { AuthModule } from '../auth/auth.module';
 import { AuthController } from './account/auth.controller';
 import { KeysController } from './account/keys.controller';
-import { DashboardKeysRepository } from './account/keys.repository';
 import { DashboardKeysService } from './account/keys.service';
-import { AuditEventsRepository } from './audit/audit-events.repository';
 import { DashboardAuditService } from './audit/audit-log.service';
 import { AuditController } from './audit/audit.controller';
 import { PeopleModule } from './people/people.module';
@@ -26,13 +24,7 @@ import { findWebRoot } from './spa/web-assets';
 @Module({
   imports: [AuthModule, PeopleModule, SessionsModule],
   controllers: [AuthController, KeysController, AuditController, SpaController],
-  providers: [
-    LoginThrottle,
-    DashboardKeysRepository,
-    DashboardKeysService,
-    AuditEventsRepository,
-    DashboardAuditService,
-  ],
+  providers: [LoginThrottle, DashboardKeysService, DashboardAuditService],
 })
 export class DashboardModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}

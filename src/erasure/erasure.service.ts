@@ -2,9 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { AuditAction, AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
+import { ErasedIdentitiesRepository } from './erased-identities.repository';
 import { ErasureGuard } from './erasure-guard';
 import { ErasureRegistry } from './erasure-participant';
+
+/** Tombstones of subscribers erased since `since`, by the ids they had, in (afterId, throughId]. */
+export interface ErasedRange {
+  since: Date;
+  afterId: string;
+  /** No upper bound when null. */
+  throughId: string | null;
+}
 
 export interface ErasureReceipt {
   email_hash: string;
@@ -20,6 +31,7 @@ export interface ErasureReceipt {
 export class ErasureService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly tombstones: ErasedIdentitiesRepository,
     private readonly guard: ErasureGuard,
     private readonly audit: AuditLog,
     private readonly registry: ErasureRegistry,
@@ -38,21 +50,15 @@ export class ErasureService {
     const emailNormalized = normalizeEmail(email);
     const emailHash = this.guard.emailHash(accountId, email);
     const tombstone = await this.prisma.$transaction(async (tx) => {
-      await this.guard.lock(tx, accountId, [emailHash]);
-      const existing = await tx.erasedIdentity.findUnique({
-        where: { accountId_emailHash: { accountId, emailHash } },
-      });
+      await this.tombstones.lock(accountId, [emailHash], tx);
+      const existing = await this.tombstones.find(accountId, emailHash, tx);
       if (existing) return existing;
-      const subscriber = await tx.subscriber.findUnique({
-        where: { accountId_emailNormalized: { accountId, emailNormalized } },
-        select: { id: true },
-      });
-      const identity = { accountId, emailNormalized, emailHash, subscriberId: subscriber?.id };
+      const subjects = this.registry.subjects();
+      const subscriberId = await subjects.findSubscriberId(accountId, emailNormalized, tx);
+      const identity = { accountId, emailNormalized, emailHash, subscriberId };
       for (const participant of this.registry.all()) await participant.erase(tx, identity);
-      if (subscriber) await tx.subscriber.delete({ where: { id: subscriber.id } });
-      const created = await tx.erasedIdentity.create({
-        data: { accountId, emailHash, subscriberId: subscriber?.id },
-      });
+      if (subscriberId) await subjects.deleteSubscriber(accountId, subscriberId, tx);
+      const created = await this.tombstones.create(accountId, { emailHash, subscriberId }, tx);
       await this.audit.recordBy(caller, { action, subjectHash: emailHash }, tx);
       return created;
     });
@@ -64,11 +70,15 @@ export class ErasureService {
   }
 
   /** The tombstone hash of an erased subscriber (its row is gone, the tombstone kept). */
-  async erasedHashOf(accountId: string, subscriberId: string): Promise<string | undefined> {
-    const found = await this.prisma.erasedIdentity.findFirst({
-      where: { accountId, subscriberId },
-      select: { emailHash: true },
-    });
-    return found?.emailHash;
+  erasedHashOf(accountId: AccountId, subscriberId: string): Promise<string | undefined> {
+    return this.tombstones.hashOfSubscriber(accountId, subscriberId);
+  }
+
+  /**
+   * Ids of subscribers erased since a moment, within a keyset range of ids, inside the
+   * caller's transaction (a fan-out counting who its audience lost to erasure).
+   */
+  erasedSubscriberIds(accountId: AccountId, range: ErasedRange, tx: Db): Promise<string[]> {
+    return this.tombstones.subscriberIdsErasedSince(accountId, range.since, range, tx);
   }
 }

@@ -11,6 +11,6 @@ import { SegmentsService } from './segments.service';
   imports: [ErasureModule],
   controllers: [SegmentsController, SegmentsDashboardController],
   providers: [SegmentsRepository, SegmentsService, SegmentFilterErasure],
-  exports: [SegmentsRepository, SegmentsService],
+  exports: [SegmentsService],
 })
 export class SegmentsModule {}

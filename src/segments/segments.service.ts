@@ -3,6 +3,7 @@ import { Prisma, Segment } from '../generated/prisma/client';
 import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
+import type { AccountId } from '../platform/database/account-id';
 import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
@@ -113,7 +114,21 @@ export class SegmentsService {
     };
   }
 
-  private async withCount(accountId: string, row: Segment): Promise<SegmentWithCountResponse> {
+  /** Whether this account has the segment (a campaign naming it). */
+  async exists(accountId: AccountId, id: string): Promise<boolean> {
+    return isUuid(id) && (await this.segments.findById(accountId, id)) !== null;
+  }
+
+  /**
+   * The segment's filter, parsed, for a campaign's fan-out to compile into its audience
+   * query; undefined when there is no such segment.
+   */
+  async filterOf(accountId: AccountId, id: string): Promise<SegmentFilter | undefined> {
+    const row = isUuid(id) ? await this.segments.findById(accountId, id) : null;
+    return row ? parseSegmentFilter(row.filter) : undefined;
+  }
+
+  private async withCount(accountId: AccountId, row: Segment): Promise<SegmentWithCountResponse> {
     const count = await this.segments.countMatching(accountId, parseSegmentFilter(row.filter));
     return presentSegmentWithCount(row, count);
   }

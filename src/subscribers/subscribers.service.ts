@@ -5,6 +5,8 @@ import { ErasureGuard } from '../erasure/erasure-guard';
 import { ErasureReceipt, ErasureService } from '../erasure/erasure.service';
 import { isUuid, newId } from '../platform/crypto/ids';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 import {
   EmailErasedError,
   NotFoundError,
@@ -125,5 +127,28 @@ export class SubscribersService {
   async erase(caller: Principal, id: string): Promise<ErasureReceipt> {
     const subscriber = await this.get(caller, id);
     return this.erasure.erase(caller, subscriber.email, 'identity.erased_from_dashboard');
+  }
+
+  // What other modules need of subscribers: rows to render mail with, and the unsubscribe
+  // link. They take an account id rather than a caller: workers and signed links have none.
+
+  /** A subscriber's row (merge fields for a template preview); null when there is none. */
+  findRow(accountId: AccountId, id: string): Promise<Subscriber | null> {
+    return isUuid(id) ? this.subscribers.findById(accountId, id) : Promise.resolve(null);
+  }
+
+  /** The rows of a chunk of campaign recipients (the send hot path); erased ones are missing. */
+  findRows(accountId: AccountId, ids: string[]): Promise<Subscriber[]> {
+    return this.subscribers.findByIds(accountId, ids);
+  }
+
+  /** The subscriber an address belongs to, inside the caller's transaction. */
+  findByEmail(accountId: AccountId, email: string, tx: Db): Promise<Subscriber | null> {
+    return this.subscribers.findByEmail(accountId, normalizeEmail(email), tx);
+  }
+
+  /** An unsubscribe link was followed: idempotent, a no-op for someone erased meanwhile. */
+  unsubscribe(accountId: AccountId, id: string): Promise<void> {
+    return this.subscribers.unsubscribe(accountId, id);
   }
 }

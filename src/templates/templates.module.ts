@@ -10,6 +10,6 @@ import { TemplatesService } from './templates.service';
   imports: [SubscribersModule],
   controllers: [TemplatesController, TemplatesDashboardController],
   providers: [TemplatesRepository, TemplatesService],
-  exports: [TemplatesRepository, TemplatesService],
+  exports: [TemplatesService],
 })
 export class TemplatesModule {}

@@ -3,10 +3,11 @@ import { Template } from '../generated/prisma/client';
 import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
+import type { AccountId } from '../platform/database/account-id';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
-import { SubscribersRepository } from '../subscribers/subscribers.repository';
+import { SubscribersService } from '../subscribers/subscribers.service';
 import {
   CreateTemplateDto,
   PreviewTemplateDto,
@@ -22,7 +23,7 @@ import { TemplatesRepository } from './templates.repository';
 export class TemplatesService {
   constructor(
     private readonly templates: TemplatesRepository,
-    private readonly subscribers: SubscribersRepository,
+    private readonly subscribers: SubscribersService,
     private readonly paginator: Paginator,
     private readonly audit: AuditLog,
   ) {}
@@ -114,15 +115,23 @@ export class TemplatesService {
     return message.render({ ...variables, ...body.data });
   }
 
-  private async find(accountId: string, id: string): Promise<Template> {
+  /**
+   * A template's row for another module (a campaign or a transactional send checking and
+   * rendering it); null when this account has no such template.
+   */
+  findRow(accountId: AccountId, id: string): Promise<Template | null> {
+    return isUuid(id) ? this.templates.findById(accountId, id) : Promise.resolve(null);
+  }
+
+  private async find(accountId: AccountId, id: string): Promise<Template> {
     const row = isUuid(id) ? await this.templates.findById(accountId, id) : null;
     if (!row) throw new NotFoundError('template');
     return row;
   }
 
   /** A missing subscriber is a bad field of the request, not a missing template: 422. */
-  private async subscriber(accountId: string, id: string) {
-    const row = await this.subscribers.findById(accountId, id);
+  private async subscriber(accountId: AccountId, id: string) {
+    const row = await this.subscribers.findRow(accountId, id);
     if (row) return row;
     throw new ValidationFailedError([
       { field: 'subscriber_id', code: 'not_found', message: 'No such subscriber in this account.' },

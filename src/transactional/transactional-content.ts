@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Subscriber } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
 import { InvalidRequestError, ValidationFailedError } from '../platform/errors/api-errors';
 import {
   CompiledMessage,
@@ -7,7 +8,7 @@ import {
   MessageContent,
   subscriberVariables,
 } from '../templates/template-renderer';
-import { TemplatesRepository } from '../templates/templates.repository';
+import { TemplatesService } from '../templates/templates.service';
 import { SendTransactionalDto } from './transactional.dto';
 
 /** A send's content once its rules are checked: inline, or a compiled template. */
@@ -27,9 +28,9 @@ export type PreparedContent =
  */
 @Injectable()
 export class TransactionalContent {
-  constructor(private readonly templates: TemplatesRepository) {}
+  constructor(private readonly templates: TemplatesService) {}
 
-  async prepare(accountId: string, body: SendTransactionalDto): Promise<PreparedContent> {
+  async prepare(accountId: AccountId, body: SendTransactionalDto): Promise<PreparedContent> {
     const templateId = body.template_id ?? undefined;
     const html = body.html ?? null;
     const text = body.text ?? null;
@@ -45,7 +46,7 @@ export class TransactionalContent {
     if (html !== null || text !== null) {
       throw invalid('template_id', 'conflict', 'Give either template_id or html/text, not both.');
     }
-    const template = await this.templates.findById(accountId, templateId);
+    const template = await this.templates.findRow(accountId, templateId);
     if (!template) throw invalid('template_id', 'not_found', 'No such template.');
     const compiled = compileMessage({
       subject: body.subject ?? template.subject,

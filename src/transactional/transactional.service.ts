@@ -2,13 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { isUuid, newId } from '../platform/crypto/ids';
-import { KeyedHasher, normalizeEmail } from '../platform/crypto/keyed-hasher';
-import { Prisma } from '../generated/prisma/client';
+import { KeyedHasher } from '../platform/crypto/keyed-hasher';
+import type { Db } from '../platform/database/db';
 import { ConflictError, EmailErasedError, NotFoundError } from '../platform/errors/api-errors';
 import { IdempotencyKeysRepository, StoredResponse } from './idempotency-keys.repository';
 import { payloadFingerprint } from './idempotency-key';
 import { PreparedContent, TransactionalContent } from './transactional-content';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
+import { SubscribersService } from '../subscribers/subscribers.service';
 import { TransactionalQueue } from './transactional-queue';
 import { SendTransactionalDto, TransactionalAcceptedResponse } from './transactional.dto';
 import { presentMessage, TransactionalMessageResponse } from './transactional.presenter';
@@ -48,6 +49,7 @@ export class TransactionalService {
     private readonly erasureGuard: ErasureGuard,
     private readonly queue: TransactionalQueue,
     private readonly hasher: KeyedHasher,
+    private readonly subscribers: SubscribersService,
   ) {}
 
   async get(caller: Principal, id: string): Promise<TransactionalMessageResponse> {
@@ -119,7 +121,7 @@ export class TransactionalService {
   }
 
   private async store(
-    tx: Prisma.TransactionClient,
+    tx: Db,
     caller: Principal,
     body: SendTransactionalDto,
     messageId: string,
@@ -128,7 +130,7 @@ export class TransactionalService {
     const { accountId } = caller;
     const recipient =
       prepared.kind === 'template'
-        ? await this.messages.findRecipient(accountId, normalizeEmail(body.to), tx)
+        ? await this.subscribers.findByEmail(accountId, body.to, tx)
         : null;
     const rendered = this.content.render(prepared, body.to, recipient);
     await this.messages.create(

@@ -3,9 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
 import { Prisma } from '../../src/generated/prisma/client';
 import { AppModule } from '../../src/app.module';
-import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
+import { CampaignAudienceSnapshot } from '../../src/campaigns/campaign-audience-snapshot';
 import { CampaignWatchdog } from '../../src/campaigns/campaign-watchdog';
-import { PgPool } from '../../src/platform/database/pg-pool';
+import { SubscribersService } from '../../src/subscribers/subscribers.service';
 import { waitUntilSent } from '../support/campaign-fixtures';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
@@ -19,14 +19,14 @@ describe('campaign send recovery', () => {
   let sink: SmtpSink;
   let env: TestEnv;
   let api: TestApi;
-  let ledger: CampaignLedgerRepository;
+  let fanout: CampaignAudienceSnapshot;
   let worker: INestApplicationContext | undefined;
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
     env = await TestEnv.create({ SMTP_URL: sink.url, RATE_LIMIT_SEND: '1000' });
     api = await TestApi.start(env, { workers: false });
-    ledger = new CampaignLedgerRepository(api.prisma, api.app.get(PgPool));
+    fanout = api.app.get(CampaignAudienceSnapshot);
   });
   afterEach(async () => {
     await worker?.close();
@@ -77,7 +77,7 @@ describe('campaign send recovery', () => {
       where: { accountId: tenant.accountId },
       orderBy: { id: 'asc' },
     });
-    const viaRaw = await ledger.subscribers(
+    const viaRaw = await api.app.get(SubscribersService).findRows(
       tenant.accountId,
       people.map((p) => p.id),
     );
@@ -93,7 +93,7 @@ describe('campaign send recovery', () => {
     await send(tenant.auth, id);
     // A fan-out that committed three batches of 20 and died before enqueuing anything.
     for (let i = 0; i < 3; i++) {
-      const result = await ledger.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 20, 10);
+      const result = await fanout.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 20, 10);
       expect(result).toEqual({ batches: [i * 2, i * 2 + 1], done: false });
     }
     const [checkpoint] = await env.sql<{ fanout_batches: number; recipient_count: number }>(
@@ -121,7 +121,7 @@ describe('campaign send recovery', () => {
     const people = await api.make.subscribers(tenant.accountId, 12, { domain });
     const id = await draft(tenant.auth);
     await send(tenant.auth, id);
-    await ledger.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 1000, 250);
+    await fanout.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 1000, 250);
     await request(api.server)
       .post('/v1/erasures')
       .set('Authorization', tenant.auth)
@@ -169,7 +169,7 @@ describe('campaign send recovery', () => {
     await api.make.subscribers(tenant.accountId, 30, { domain });
     const id = await draft(tenant.auth);
     await send(tenant.auth, id);
-    await ledger.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 1000, 10);
+    await fanout.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 1000, 10);
     // Redis forgot every job of this env (e.g. restarted without persistence).
     const { Redis } = await import('ioredis');
     const redis = new Redis(env.config.redisUrl);

@@ -2,10 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../../audit/audit-log';
 import { redact } from '../../auth/api-key-secret';
 import { Principal } from '../../auth/principal';
-import { ApiKeysService, KeyCreationError } from '../../auth/api-keys.service';
-import { isUuid } from '../../platform/crypto/ids';
+import { ApiKeysService, KeyCreationError, KeyRow } from '../../auth/api-keys.service';
 import { NotFoundError, ValidationFailedError } from '../../platform/errors/api-errors';
-import { DashboardKeysRepository } from './keys.repository';
 
 export interface KeyView {
   id: string;
@@ -17,8 +15,6 @@ export interface KeyView {
   created_at: string;
   last_used_at: string | null;
 }
-
-type KeyRow = Awaited<ReturnType<DashboardKeysRepository['list']>>[number];
 
 function present(row: KeyRow): KeyView {
   return {
@@ -36,13 +32,12 @@ function present(row: KeyRow): KeyView {
 @Injectable()
 export class DashboardKeysService {
   constructor(
-    private readonly keys: DashboardKeysRepository,
     private readonly issuer: ApiKeysService,
     private readonly audit: AuditLog,
   ) {}
 
   async list(caller: Principal): Promise<{ data: KeyView[] }> {
-    return { data: (await this.keys.list(caller.accountId)).map(present) };
+    return { data: (await this.issuer.list(caller.accountId)).map(present) };
   }
 
   /** The new key with its secret: the one time the secret leaves the server. */
@@ -64,13 +59,13 @@ export class DashboardKeysService {
       action: 'api_key.created',
       metadata: { key_id: created.id, scopes: created.scopes.join(' ') },
     });
-    const row = await this.keys.find(caller.accountId, created.id);
+    const row = await this.issuer.find(caller.accountId, created.id);
     if (!row) throw new NotFoundError('API key');
     return { ...present(row), secret: created.key };
   }
 
   async revoke(caller: Principal, id: string): Promise<KeyView> {
-    const row = isUuid(id) ? await this.keys.find(caller.accountId, id) : null;
+    const row = await this.issuer.find(caller.accountId, id);
     if (!row) throw new NotFoundError('API key');
     if (row.status !== 'revoked') {
       await this.issuer.setStatus(id, 'revoked');

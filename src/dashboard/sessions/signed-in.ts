@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { UserPrincipal } from '../../auth/principal';
 import { SCOPES } from '../../auth/scopes';
+import type { AccountId } from '../../platform/database/account-id';
 
 /**
  * The session behind a dashboard request, as the session guard found it. Services get the
@@ -9,7 +10,7 @@ import { SCOPES } from '../../auth/scopes';
 export interface DashboardSession {
   sessionId: string;
   userId: string;
-  accountId: string;
+  accountId: AccountId;
   email: string;
   name: string | null;
   role: string;
