@@ -19,6 +19,32 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  // One writer per table: a module reaches another module's tables through that module's
+  // services, never its repositories or its SQL. An import that climbs out of the importing
+  // file's domain folder (src/<domain>/…) and names a *.repository or *.sql file is refused;
+  // imports inside a domain are free. Tests are exempt: the medium tier tests repositories.
+  ...[0, 1, 2, 3].map((depth) => ({
+    files: [`src/${'*/'.repeat(depth)}*.ts`],
+    ignores: ['src/generated/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // depth 0 (src/*.ts, the entry points): any domain's; deeper: leaving the domain.
+              regex:
+                depth === 0
+                  ? '^\\./[^/]+/.*\\.(repository|sql)$'
+                  : `^${'\\.\\./'.repeat(depth)}.*\\.(repository|sql)$`,
+              message:
+                "Another module's repository or SQL: call that module's service instead (one writer per table).",
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     files: ['test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
     rules: {
