@@ -89,6 +89,13 @@ describe('one surface, two credentials', () => {
     const paths = Object.keys(doc.body.paths as object);
     expect(paths).toContain('/v1/templates/{id}');
     expect(paths.filter((path) => path.startsWith('/dashboard'))).toEqual([]);
+    // Two paths per controller do not show in the operation ids clients generate names from.
+    const operations = doc.body.paths as Record<string, Record<string, { operationId: string }>>;
+    expect(operations['/v1/subscribers'].get.operationId).toBe('SubscribersController_list');
+    const ids = Object.values(operations).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
+    expect(ids.filter((id) => id.includes('['))).toEqual([]);
   });
 
   it('audits creations, deletions and sends from both surfaces with the real actor', async () => {
