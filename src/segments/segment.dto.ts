@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsDefined, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsDefined, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { FreeFormValue } from '../platform/validation/free-form.decorator';
 
 const present = (_: object, value: unknown) => value !== undefined;
 
@@ -31,6 +32,7 @@ export class CreateSegmentDto {
   // Checked by parseSegmentFilter, which reports problems at their path inside the filter.
   @ApiProperty(FILTER_DOC)
   @IsDefined()
+  @FreeFormValue()
   filter!: unknown;
 }
 
@@ -43,6 +45,6 @@ export class UpdateSegmentDto {
   name?: string;
 
   @ApiPropertyOptional(FILTER_DOC)
-  @Allow()
+  @FreeFormValue()
   filter?: unknown;
 }

@@ -1,4 +1,5 @@
-import { IsDefined, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsDefined, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { JsonObject } from '../platform/validation/free-form.decorator';
 
 /** Unsaved template content, rendered as the dashboard's editor types (the live preview). */
 export class RenderDraftDto {
@@ -19,7 +20,7 @@ export class RenderDraftDto {
 
   /** Sample merge variables; they win over the subscriber's own fields. */
   @IsOptional()
-  @IsObject()
+  @JsonObject()
   data?: Record<string, unknown>;
 
   @IsOptional()
