@@ -1,8 +1,9 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuditModule } from './audit/audit-log';
 import { ApiAuthModule, AuthModule } from './auth/auth.module';
+import { RouteGuard } from './auth/route.guard';
 import { CampaignWorkersModule } from './campaigns/campaign-workers.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -79,6 +80,8 @@ export class AppModule {
         DashboardModule,
       ],
       providers: [
+        // Every route: API key + scope on /v1, session + CSRF on /dashboard/api, else @Public().
+        { provide: APP_GUARD, useClass: RouteGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],

@@ -1,6 +1,5 @@
 import { Controller, ExecutionContext, Get } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { SessionGuard } from '../dashboard/sessions/session.guard';
 import { NotFoundError } from '../platform/errors/api-errors';
 import type { ApiKeyGuard } from './api-key.guard';
 import { Public } from './public.decorator';
@@ -21,11 +20,7 @@ function guard() {
   const calls: string[] = [];
   const apiKeys = { canActivate: () => (calls.push('api key'), Promise.resolve(true)) };
   const sessions = { canActivate: () => (calls.push('session'), Promise.resolve(true)) };
-  const routeGuard = new RouteGuard(
-    apiKeys as unknown as ApiKeyGuard,
-    sessions as unknown as SessionGuard,
-    new Reflector(),
-  );
+  const routeGuard = new RouteGuard(apiKeys as unknown as ApiKeyGuard, sessions, new Reflector());
   return { routeGuard, calls };
 }
 

@@ -1,14 +1,24 @@
-import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { SessionGuard } from '../dashboard/sessions/session.guard';
 import { NotFoundError } from '../platform/errors/api-errors';
 import { ApiKeyGuard } from './api-key.guard';
 import { IS_PUBLIC } from './public.decorator';
 import { surfaceOf } from './surface';
 
 /**
- * The one guard of the HTTP app (APP_GUARD), deciding by the route's prefix:
+ * The session half of the guard. Sessions belong to the dashboard, which provides this check
+ * (its SessionGuard); auth only says what it needs, so it does not depend on the dashboard.
+ */
+export const SESSION_CHECK = Symbol('SessionCheck');
+
+export interface SessionCheck {
+  canActivate(context: ExecutionContext): Promise<boolean>;
+}
+
+/**
+ * The one guard of the HTTP app (APP_GUARD, registered by AppModule.api()), deciding by the
+ * route's prefix:
  * - `/v1/...`: an active API key holding the route's scope from ROUTE_SCOPES (a route missing
  *   there is refused to every key), then the key's rate limit.
  * - `/dashboard/api/...`: a session cookie (unless the route is @SignedOutAllowed), and the
@@ -23,7 +33,7 @@ export class RouteGuard implements CanActivate {
 
   constructor(
     private readonly apiKeys: ApiKeyGuard,
-    private readonly sessions: SessionGuard,
+    @Inject(SESSION_CHECK) private readonly sessions: SessionCheck,
     private readonly reflector: Reflector,
   ) {}
 

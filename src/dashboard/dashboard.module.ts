@@ -25,6 +25,8 @@ import { findWebRoot } from './spa/web-assets';
   imports: [AuthModule, PeopleModule, SessionsModule],
   controllers: [AuthController, KeysController, AuditController, SpaController],
   providers: [LoginThrottle, DashboardKeysService, DashboardAuditService],
+  // The session check of RouteGuard, which AppModule registers.
+  exports: [SessionsModule],
 })
 export class DashboardModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
