@@ -3,7 +3,19 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'var', 'coverage', 'src/generated', '*.js', '*.mjs'] },
+  {
+    // Plain JavaScript is configuration, or (scripts/*.mjs) runs before packages are installed.
+    ignores: [
+      'node_modules',
+      'dist',
+      'var',
+      'coverage',
+      'src/generated',
+      '*.js',
+      '*.mjs',
+      'scripts/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -102,11 +102,25 @@ describe('operator CLI and the running server', () => {
     [['keys', 'revoke', '--id', '01900000-0000-7000-8000-000000000000']],
     [['keys', 'rotate', '--id', 'x']],
     [['frobnicate']],
+    [['users', 'create', '--account', 'x', '--email', 'a@b.test', '--password', 'on-argv']],
+    [['users', 'create', '--account', 'x', '--email', 'a@b.test']],
   ])('fails with a message on stderr and nothing on stdout: %j', async (args) => {
     const result = await cli(env, args);
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/error: .+/);
+  });
+
+  it("answers --help with the commands, and a command's --help with its options", async () => {
+    const overview = await cli(env, ['--help']);
+    expect(overview.code).toBe(0);
+    for (const command of ['accounts create', 'keys create', 'keys revoke', 'users create']) {
+      expect(overview.stdout).toContain(command);
+    }
+    const keys = await cli(env, ['keys', 'create', '--help']);
+    expect(keys.code).toBe(0);
+    expect(keys.stdout).toMatch(/--account ACCOUNT_ID[\s\S]*--scopes/);
+    expect(keys.stdout).toContain('subscribers:read');
   });
 
   it('refuses unknown scopes', async () => {

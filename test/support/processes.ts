@@ -23,16 +23,22 @@ export function processEnv(env: TestEnv, extra: Record<string, string> = {}): No
   };
 }
 
-/** Runs the operator CLI (compiled by `npm run build`, which `npm test` runs first). */
+/**
+ * Runs the operator CLI (compiled by `npm run build`, which `npm test` runs first) with
+ * `stdin` as its standard input (empty unless given, e.g. for `--password-stdin`).
+ */
 export async function cli(
   env: TestEnv,
   args: string[],
+  stdin = '',
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await runFile('node', ['dist/cli/cli.js', ...args], {
+    const running = runFile('node', ['dist/cli/cli.js', ...args], {
       cwd: ROOT,
       env: processEnv(env),
     });
+    running.child.stdin?.end(stdin);
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

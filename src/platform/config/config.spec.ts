@@ -12,7 +12,13 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       publicUrl: 'http://localhost:3000',
       queuePrefix: 'herald',
+      logLevel: 'info',
     });
+  });
+
+  it('takes LOG_LEVEL in any case', () => {
+    expect(loadConfig({ ...base, LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
+    expect(loadConfig({ ...base, LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
   });
 
   it.each([
@@ -23,6 +29,11 @@ describe('loadConfig', () => {
     ['SMTP_URL', 'http://mail', /SMTP_URL/],
     ['PUBLIC_URL', 'ftp://x', /PUBLIC_URL/],
     ['QUEUE_PREFIX', 'has spaces', /QUEUE_PREFIX/],
+    [
+      'LOG_LEVEL',
+      'loud',
+      /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/,
+    ],
   ])('stops on a bad %s, naming it', (name, value, message) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(message);
