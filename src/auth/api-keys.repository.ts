@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { ApiKeyStatus } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { KEY_TOUCH_INTERVAL_MS } from '../platform/settings';
 import * as sql from './api-keys.sql';
 
-export type KeyStatus = 'active' | 'revoked' | 'suspended';
+export type KeyStatus = ApiKeyStatus;
 
 /** A key as authentication needs it. */
 export interface StoredKey {
@@ -13,7 +14,7 @@ export interface StoredKey {
   /** Read from the key's row: the account every request made with it is scoped to. */
   accountId: AccountId;
   scopes: string[];
-  status: string;
+  status: KeyStatus;
   lastUsedAt: Date | null;
 }
 

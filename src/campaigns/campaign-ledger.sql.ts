@@ -34,7 +34,8 @@ export const WRITE_OUTCOMES = `
   UPDATE campaign_recipients r
      SET status = v.status, skip_reason = v.reason, smtp_code = v.code,
          sent_at = CASE WHEN v.status IN ('sent', 'failed') THEN now() END
-    FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[]) AS v(id, status, reason, code)
+    FROM unnest($3::uuid[], $4::recipient_status[], $5::skip_reason[], $6::int[])
+           AS v(id, status, reason, code)
    WHERE r.campaign_id = $1 AND r.subscriber_id = ANY($3::uuid[]) AND r.subscriber_id = v.id
      AND r.account_id = $2 AND r.status = 'sending'
   RETURNING r.subscriber_id::text AS id`;
@@ -70,8 +71,9 @@ export function snapshotAudience(
              (campaign_id, subscriber_id, account_id, batch, status, skip_reason)
       SELECT ${campaignId}::uuid, a.id, ${accountId}::uuid,
              ${checkpoint.base}::int + (a.n / ${deliverySize}::int)::int,
-             CASE WHEN a.status = ANY(${NOT_MAILABLE}::text[]) THEN 'skipped' ELSE 'pending' END,
-             CASE WHEN a.status = ANY(${NOT_MAILABLE}::text[]) THEN a.status END
+             (CASE WHEN a.status = ANY(${NOT_MAILABLE}::text[]) THEN 'skipped' ELSE 'pending' END)
+               ::recipient_status,
+             (CASE WHEN a.status = ANY(${NOT_MAILABLE}::text[]) THEN a.status END)::skip_reason
         FROM audience a
       ON CONFLICT DO NOTHING
       RETURNING status, skip_reason, batch

@@ -61,6 +61,8 @@ export class CampaignsRepository {
   ): Promise<Campaign | null> {
     const { count } = await this.prisma.campaign.updateMany({
       where: { accountId, id, status: 'draft' },
+      // Stamped here too: Prisma skips @updatedAt when no other column changes, and an empty
+      // PATCH still counts as an update.
       data: { ...columns, updatedAt: new Date() },
     });
     return count === 0 ? null : this.findById(accountId, id);

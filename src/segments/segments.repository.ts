@@ -35,6 +35,8 @@ export class SegmentsRepository {
   async update(accountId: AccountId, id: string, columns: SegmentColumns): Promise<Segment | null> {
     const { count } = await this.prisma.segment.updateMany({
       where: { accountId, id },
+      // Stamped here too: Prisma skips @updatedAt when no other column changes, and an empty
+      // PATCH still counts as an update.
       data: { ...columns, updatedAt: new Date() },
     });
     return count === 0 ? null : this.findById(accountId, id);
@@ -76,6 +78,6 @@ export class SegmentsRepository {
     filter: Prisma.InputJsonValue,
     tx: Db,
   ): Promise<void> {
-    await tx.segment.updateMany({ where: { accountId, id }, data: { filter } });
+    await tx.$executeRaw(sql.replaceFilter(accountId, id, JSON.stringify(filter)));
   }
 }

@@ -12,3 +12,11 @@ export const countMatching = (accountId: AccountId, condition: Prisma.Sql) => Pr
 export const filtersWithEmailConditions = (accountId: AccountId) => Prisma.sql`
   SELECT id, filter FROM segments
   WHERE account_id = ${accountId}::uuid AND strpos(filter::text, '"email"') > 0`;
+
+/**
+ * Erasure: a filter with the erased email replaced. Raw, so updated_at stays: the segment's
+ * owner did not edit it.
+ */
+export const replaceFilter = (accountId: AccountId, id: string, filter: string) => Prisma.sql`
+  UPDATE segments SET filter = ${filter}::jsonb
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;

@@ -82,6 +82,8 @@ export class SubscribersRepository {
   ): Promise<Subscriber | null> {
     const { count } = await db.subscriber.updateMany({
       where: { accountId, id },
+      // Stamped here too: Prisma skips @updatedAt when no other column changes, and an empty
+      // PATCH still counts as an update.
       data: { ...columns, updatedAt: new Date() },
     });
     return count === 0 ? null : db.subscriber.findFirst({ where: { accountId, id } });

@@ -47,7 +47,7 @@ export class TemplatesRepository {
       const current = await tx.template.findFirstOrThrow({ where: { accountId, id } });
       return tx.template.update({
         where: { id },
-        data: { ...change(current), updatedAt: new Date() },
+        data: change(current),
       });
     });
   }

@@ -5,8 +5,6 @@ import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './transactional.sql';
 
-export type MessageStatus = 'queued' | 'sending' | 'sent' | 'failed';
-
 export interface NewMessage {
   id: string;
   /** Null when a dashboard user sent it. */

@@ -33,7 +33,7 @@ export const markSent = (accountId: AccountId, id: string, headerMessageId: stri
 /** Back to the queue after a temporary failure, unless the recipient was erased meanwhile. */
 export const releaseMessage = (accountId: AccountId, id: string, error: string) => Prisma.sql`
   UPDATE transactional_messages
-  SET status = CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END,
+  SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
       error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END,
       claimed_at = NULL, updated_at = now()
   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND status = 'sending'`;
@@ -49,7 +49,7 @@ export const markFailed = (accountId: AccountId, id: string, error: string) => P
 /** Across accounts (the sweep): claims older than the lease go back to the queue. */
 export const requeueLapsedClaims = (leaseMs: number) => Prisma.sql`
   UPDATE transactional_messages
-  SET status = CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END,
+  SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
       error = CASE WHEN scrubbed_at IS NULL THEN error ELSE ${ERASED} END,
       claimed_at = NULL, updated_at = now()
   WHERE status = 'sending' AND claimed_at < now() - make_interval(secs => ${seconds(leaseMs)})`;
