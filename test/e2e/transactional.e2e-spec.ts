@@ -233,15 +233,11 @@ describe('transactional sends (CONTRACT §4)', () => {
       .set('Authorization', auth)
       .send({ email: to, first_name: 'Ada' })
       .expect(201);
-    const template = await api.prisma.template.create({
-      data: {
-        id: newId(),
-        accountId,
-        name: 'receipt',
-        subject: 'Hi {{first_name}}',
-        html: '<p>{{first_name}}: order {{order}}</p>',
-        text: '{{first_name}}: order {{order}}',
-      },
+    const template = await api.make.template(accountId, {
+      name: 'receipt',
+      subject: 'Hi {{first_name}}',
+      html: '<p>{{first_name}}: order {{order}}</p>',
+      text: '{{first_name}}: order {{order}}',
     });
     const accepted = await send({
       to,

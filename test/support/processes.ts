@@ -56,8 +56,11 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Polls a URL until it answers 200 or the deadline passes. */
-export async function waitForOk(url: string, timeoutMs = 20_000): Promise<void> {
+/**
+ * Polls a URL until it answers 200 or the deadline passes. The default bound is generous: a
+ * server boots in a second or two, but far slower on a machine shared with other work.
+ */
+export async function waitForOk(url: string, timeoutMs = 45_000): Promise<void> {
   await waitFor(
     () =>
       fetch(url).then(
