@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { Campaign, Subscriber } from '../generated/prisma/client';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
+import { ValidationFailedError } from '../platform/errors/api-errors';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import {
@@ -17,7 +18,7 @@ import {
   RECORD_DELAY_MS,
 } from '../platform/settings';
 import { SubscribersService } from '../subscribers/subscribers.service';
-import { CompiledMessage, compileMessage } from '../templates/template-renderer';
+import { CompiledMessage, compileMessage, unrenderable } from '../templates/template-renderer';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignMessageBuilder } from './campaign-message';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
@@ -63,10 +64,15 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     if (released > 0) {
       this.logger.warn(`campaign ${campaignId} batch ${batch}: resending ${released} unconfirmed`);
     }
-    const compiled = compileMessage({
+    // A template that no longer compiles fails each message with the reason (logged), not the
+    // job: retrying it would not help, and would leave the campaign sending.
+    const compiled = await compileMessage({
       subject: campaign.subject,
       html: campaign.html,
       text: campaign.text,
+    }).catch((error: unknown) => {
+      if (!(error instanceof ValidationFailedError)) throw error;
+      return unrenderable(error);
     });
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const deferred: string[] = [];
@@ -142,7 +148,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       return { subscriberId, kind: 'skipped', reason: subscriber.status as 'bounced' };
     }
     try {
-      await this.transport.send(this.messages.build(campaign, compiled, subscriber));
+      await this.transport.send(await this.messages.build(campaign, compiled, subscriber));
       return { subscriberId, kind: 'delivered' };
     } catch (error) {
       if (error instanceof MailDeliveryError) {

@@ -23,7 +23,11 @@ export class CampaignMessageBuilder {
     private readonly tokens: RecipientTokens,
   ) {}
 
-  build(campaign: Campaign, compiled: CompiledMessage, subscriber: Subscriber): OutgoingMessage {
+  async build(
+    campaign: Campaign,
+    compiled: CompiledMessage,
+    subscriber: Subscriber,
+  ): Promise<OutgoingMessage> {
     const ref: RecipientRef = {
       accountId: accountIdOfRow(campaign.accountId),
       subscriberId: subscriber.id,
@@ -31,7 +35,7 @@ export class CampaignMessageBuilder {
     };
     const unsubscribeToken = this.tokens.issue('unsubscribe', ref);
     const unsubscribeUrl = `${this.config.publicUrl}/unsubscribe/${unsubscribeToken}`;
-    const rendered = compiled.render({
+    const rendered = await compiled.render({
       ...subscriberVariables(subscriber),
       unsubscribe_url: unsubscribeUrl,
     });

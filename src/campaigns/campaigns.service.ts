@@ -184,7 +184,7 @@ export class CampaignsService {
     }
     if (content) {
       try {
-        compileMessage({ subject: columns.subject, ...content });
+        await compileMessage({ subject: columns.subject, ...content });
       } catch (error) {
         if (!(error instanceof ValidationFailedError)) throw error;
         details.push(...error.details);

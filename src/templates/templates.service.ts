@@ -43,7 +43,7 @@ export class TemplatesService {
   }
 
   async create(caller: Principal, body: CreateTemplateDto): Promise<TemplateResponse> {
-    const content = checkedContent({
+    const content = await checkedContent({
       subject: body.subject,
       html: body.html ?? null,
       text: body.text ?? null,
@@ -60,10 +60,16 @@ export class TemplatesService {
   }
 
   async update(caller: Principal, id: string, body: UpdateTemplateDto): Promise<TemplateResponse> {
+    // The fields sent are compiled before the row is locked: that may take a worker seconds.
+    await compileMessage({
+      subject: body.subject ?? '',
+      html: body.html || null,
+      text: body.text || null,
+    });
     const row = isUuid(id)
       ? await this.templates.update(caller.accountId, id, (current) => ({
           name: body.name,
-          ...checkedContent({
+          ...withBody({
             subject: body.subject ?? current.subject,
             html: body.html === undefined ? current.html : body.html,
             text: body.text === undefined ? current.text : body.text,
@@ -96,7 +102,7 @@ export class TemplatesService {
     const variables = body.subscriber_id
       ? subscriberVariables(await this.subscriber(caller.accountId, body.subscriber_id))
       : {};
-    return compileMessage(template).render({ ...variables, ...body.data });
+    return (await compileMessage(template)).render({ ...variables, ...body.data });
   }
 
   /**
@@ -107,7 +113,7 @@ export class TemplatesService {
     const variables = body.subscriber_id
       ? subscriberVariables(await this.subscriber(caller.accountId, body.subscriber_id))
       : {};
-    const message = compileMessage({
+    const message = await compileMessage({
       subject: body.subject,
       html: body.html || null,
       text: body.text || null,
@@ -143,7 +149,14 @@ export class TemplatesService {
  * Empty bodies count as absent; at least one body must remain, and every field must
  * compile (422 with one `invalid_template` detail per field that does not).
  */
-function checkedContent(content: MessageContent): MessageContent {
+async function checkedContent(content: MessageContent): Promise<MessageContent> {
+  const checked = withBody(content);
+  await compileMessage(checked);
+  return checked;
+}
+
+/** Empty bodies count as absent; at least one body must remain (422 otherwise). */
+function withBody(content: MessageContent): MessageContent {
   const html = content.html === '' ? null : content.html;
   const text = content.text === '' ? null : content.text;
   if (html === null && text === null) {
@@ -153,7 +166,5 @@ function checkedContent(content: MessageContent): MessageContent {
       { field: 'text', code: 'html_or_text_required', message },
     ]);
   }
-  const checked = { subject: content.subject, html, text };
-  compileMessage(checked);
-  return checked;
+  return { subject: content.subject, html, text };
 }

@@ -48,7 +48,7 @@ export class TransactionalContent {
     }
     const template = await this.templates.findRow(accountId, templateId);
     if (!template) throw invalid('template_id', 'not_found', 'No such template.');
-    const compiled = compileMessage({
+    const compiled = await compileMessage({
       subject: body.subject ?? template.subject,
       html: template.html,
       text: template.text,
@@ -56,7 +56,11 @@ export class TransactionalContent {
     return { kind: 'template', templateId, compiled, data: body.data ?? {} };
   }
 
-  render(prepared: PreparedContent, to: string, recipient: Subscriber | null): MessageContent {
+  async render(
+    prepared: PreparedContent,
+    to: string,
+    recipient: Subscriber | null,
+  ): Promise<MessageContent> {
     if (prepared.kind === 'inline') return prepared.content;
     const fields = recipient ? subscriberVariables(recipient) : { email: to };
     return prepared.compiled.render({ ...fields, ...prepared.data });

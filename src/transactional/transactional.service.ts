@@ -132,7 +132,7 @@ export class TransactionalService {
       prepared.kind === 'template'
         ? await this.subscribers.findByEmail(accountId, body.to, tx)
         : null;
-    const rendered = this.content.render(prepared, body.to, recipient);
+    const rendered = await this.content.render(prepared, body.to, recipient);
     await this.messages.create(
       accountId,
       {
