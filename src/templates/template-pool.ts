@@ -16,6 +16,8 @@ const MAX_WORKERS = 2;
 const WORKER_HEAP_MB = 256;
 /** An idle worker is stopped after this; the next task starts one again. */
 const IDLE_MS = 30_000;
+/** Loading a worker's code (slow only on a starved machine); past this it counts as crashed. */
+const BOOT_MS = 30_000;
 
 interface Task {
   request: WorkerTask;
@@ -59,8 +61,10 @@ function hashOf(text: string): number {
 
 class Slot {
   private worker?: Worker;
+  /** The worker has loaded its code; until then a task waits, and its time does not run. */
+  private ready = false;
   private readonly queue: Task[] = [];
-  private task?: Task & { id: number; timer: NodeJS.Timeout };
+  private task?: Task & { id: number; timer?: NodeJS.Timeout };
   private idleTimer?: NodeJS.Timeout;
   private nextId = 1;
 
@@ -69,34 +73,36 @@ class Slot {
     this.next();
   }
 
+  async stop(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const worker = this.worker;
+    this.worker = undefined;
+    this.ready = false;
+    await worker?.terminate();
+  }
+
   /** Starts the next queued task if none is running. */
   private next(): void {
     if (this.task !== undefined) return;
     const task = this.queue.shift();
-    if (task) this.start(task);
+    if (!task) return;
+    clearTimeout(this.idleTimer);
+    this.task = { ...task, id: this.nextId++ };
+    this.worker ??= this.spawn();
+    if (this.ready) this.send();
   }
 
-  private start(task: Task): void {
-    clearTimeout(this.idleTimer);
-    const worker = (this.worker ??= this.spawn());
-    const id = this.nextId++;
-    const timer = setTimeout(() => this.fail(new TemplateWorkerError('timeout')), task.timeoutMs);
-    this.task = { ...task, id, timer };
+  private send(): void {
+    const task = this.task!;
+    task.timer = setTimeout(() => this.fail(new TemplateWorkerError('timeout')), task.timeoutMs);
     try {
-      const request: WorkerRequest = { ...task.request, id };
-      worker.postMessage(request);
+      const request: WorkerRequest = { ...task.request, id: task.id };
+      this.worker!.postMessage(request);
     } catch (error) {
       // Variables that cannot be copied to the thread (none come from JSON).
       this.finish()?.reject(error as Error);
       this.next();
     }
-  }
-
-  async stop(): Promise<void> {
-    clearTimeout(this.idleTimer);
-    const worker = this.worker;
-    this.worker = undefined;
-    await worker?.terminate();
   }
 
   private spawn(): Worker {
@@ -106,18 +112,28 @@ class Slot {
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     worker.unref();
-    worker.on('message', (reply: WorkerReply) => {
+    const boot = setTimeout(() => this.fail(new TemplateWorkerError('crash')), BOOT_MS);
+    worker.on('message', (reply: WorkerReply | { ready: true }) => {
+      if (this.worker !== worker) return;
+      if ('ready' in reply) {
+        clearTimeout(boot);
+        this.ready = true;
+        if (this.task) this.send();
+        return;
+      }
       if (reply.id !== this.task?.id) return;
       this.finish()?.resolve(reply);
       this.idleTimer = setTimeout(() => void this.stop(), IDLE_MS).unref();
       this.next();
     });
     worker.on('error', (error: Error & { code?: string }) => {
+      clearTimeout(boot);
       if (this.worker !== worker) return;
       const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
       this.fail(new TemplateWorkerError(memory ? 'memory' : 'crash'));
     });
     worker.on('exit', () => {
+      clearTimeout(boot);
       if (this.worker === worker) this.fail(new TemplateWorkerError('crash'));
     });
     return worker;
@@ -127,6 +143,7 @@ class Slot {
   private fail(error: TemplateWorkerError): void {
     const worker = this.worker;
     this.worker = undefined;
+    this.ready = false;
     void worker?.terminate();
     this.finish()?.reject(error);
     this.next();
@@ -134,7 +151,7 @@ class Slot {
 
   private finish(): Task | undefined {
     const task = this.task;
-    if (task) clearTimeout(task.timer);
+    clearTimeout(task?.timer);
     this.task = undefined;
     return task;
   }

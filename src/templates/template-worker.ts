@@ -67,3 +67,5 @@ function messageOf(error: unknown): string {
 }
 
 parentPort?.on('message', (request: WorkerRequest) => parentPort!.postMessage(handle(request)));
+// Tasks are timed from here on: loading this code is not the task's time.
+parentPort?.postMessage({ ready: true });
