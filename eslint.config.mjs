@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    // Plain JavaScript is configuration, or (scripts/*.mjs) runs before packages are installed.
+    // Plain JavaScript: configuration, and the small Node scripts of setup and build (scripts/).
     ignores: [
       'node_modules',
       'dist',

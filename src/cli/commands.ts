@@ -1,10 +1,9 @@
-import type { INestApplicationContext, Type } from '@nestjs/common';
 import { SCOPES } from '../auth/scopes';
 
 /**
- * The operator CLI's commands. Each loads the modules it needs when it runs (dynamic
- * imports), so `--help` and a mistyped command answer at once, and a command boots only
- * its own part of Herald.
+ * The operator CLI's commands: what they are called, take and print. What they do is in
+ * runners.ts, loaded only when a command runs, so `--help` and a mistyped command answer at
+ * once without loading Nest or Prisma.
  */
 export interface Command {
   /** The words that name it: `keys create`. */
@@ -34,26 +33,14 @@ export interface ParsedOptions {
 /** A mistake in how the CLI was called: the message comes with the command's usage. */
 export class UsageError extends Error {}
 
-async function inContext<T>(
-  domains: Type[],
-  work: (app: INestApplicationContext) => Promise<T>,
-): Promise<T> {
-  const { runInContext } = await import('./cli-context');
-  return runInContext(domains, work);
-}
+const runners = () => import('./runners');
 
 const accountsCreate: Command = {
   name: 'accounts create',
   summary: 'Create an account.',
   options: { name: { value: 'NAME', description: '1 to 200 characters', required: true } },
   notes: ['Prints {"id","name"}.'],
-  async run(options) {
-    const { AccountsModule } = await import('../accounts/accounts.module');
-    const { AccountsService } = await import('../accounts/accounts.service');
-    return inContext([AccountsModule], (app) =>
-      app.get(AccountsService).create(options.text('name')),
-    );
-  },
+  run: async (options) => (await runners()).createAccount(options.text('name')),
 };
 
 const keysCreate: Command = {
@@ -72,18 +59,16 @@ const keysCreate: Command = {
     `Scopes: ${SCOPES.join(', ')}.`,
     'Prints {"id","name","key","scopes"}. Herald stores only a keyed hash of the key: copy it now.',
   ],
-  async run(options) {
-    const scopes = options
-      .text('scopes')
-      .split(',')
-      .map((scope) => scope.trim())
-      .filter(Boolean);
-    const { AuthModule } = await import('../auth/auth.module');
-    const { ApiKeysService } = await import('../auth/api-keys.service');
-    return inContext([AuthModule], (app) =>
-      app.get(ApiKeysService).create(options.text('account'), options.text('name'), scopes),
-    );
-  },
+  run: async (options) =>
+    (await runners()).createKey(
+      options.text('account'),
+      options.text('name'),
+      options
+        .text('scopes')
+        .split(',')
+        .map((scope) => scope.trim())
+        .filter(Boolean),
+    ),
 };
 
 function keyStatusCommand(verb: 'revoke' | 'suspend', status: 'revoked' | 'suspended'): Command {
@@ -95,16 +80,7 @@ function keyStatusCommand(verb: 'revoke' | 'suspend', status: 'revoked' | 'suspe
         : 'Suspend an API key: refused like a revoked key, but listed as suspended.',
     options: { id: { value: 'KEY_ID', description: 'the key’s id', required: true } },
     notes: [`Prints {"id","status":"${status}"}.`],
-    async run(options) {
-      const id = options.text('id');
-      const { AuthModule } = await import('../auth/auth.module');
-      const { ApiKeysService } = await import('../auth/api-keys.service');
-      const found = await inContext([AuthModule], (app) =>
-        app.get(ApiKeysService).setStatus(id, status),
-      );
-      if (!found) throw new Error(`No key with id ${id}.`);
-      return { id, status };
-    },
+    run: async (options) => (await runners()).setKeyStatus(options.text('id'), status),
   };
 }
 
@@ -129,20 +105,12 @@ const usersCreate: Command = {
     '  printf \'%s\\n\' "$PASSWORD" | npm run -s cli -- users create --account … --email … --password-stdin',
     'Prints {"id","account_id","email","name","role"}.',
   ],
-  async run(options) {
-    const input = await import('./password-input');
-    const password = options.flag('password-stdin')
-      ? await input.readPasswordFrom(process.stdin)
-      : await input.askNewPassword(process.stdin, process.stderr);
-    const { PeopleModule } = await import('../dashboard/people/people.module');
-    const { presentUser, UsersService } = await import('../dashboard/people/users.service');
-    const user = await inContext([PeopleModule], (app) =>
-      app
-        .get(UsersService)
-        .createForAccount(options.text('account'), options.text('email'), password),
-    );
-    return presentUser(user);
-  },
+  run: async (options) =>
+    (await runners()).createUser(
+      options.text('account'),
+      options.text('email'),
+      options.flag('password-stdin') ? 'stdin' : 'prompt',
+    ),
 };
 
 export const COMMANDS: readonly Command[] = [
