@@ -239,6 +239,20 @@ describe('bounds', () => {
     expect((await message.render({ a: [1, 2] })).text).toBe('xxxxxxxxxxxxxxxx');
   }, 30_000);
 
+  it('renders on a worker that lost the compiled fields (restarted), compiling them again', async () => {
+    const message = await compileMessage(content({ subject: 'Hi {{name}}', text: 'Bye {{name}}' }));
+    await closeTemplateWorkers();
+    expect(await message.render({ name: 'Ada' })).toEqual({
+      subject: 'Hi Ada',
+      html: null,
+      text: 'Bye Ada',
+    });
+    // Compiling the same message again asks no worker; rendering still works.
+    await closeTemplateWorkers();
+    const again = await compileMessage(content({ subject: 'Hi {{name}}', text: 'Bye {{name}}' }));
+    expect((await again.render({ name: 'Bo' })).text).toBe('Bye Bo');
+  });
+
   it('refuses a rendered field over 4 MiB', async () => {
     const message = await compileMessage(content({ html: '{{v}}{{v}}{{v}}{{v}}{{v}}' }));
     const error = await message.render({ v: 'x'.repeat(1024 * 1024) }).catch((e: unknown) => e);

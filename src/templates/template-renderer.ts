@@ -55,9 +55,13 @@ export function unrenderable(error: ValidationFailedError): CompiledMessage {
 
 let pool: TemplateWorkerPool | undefined;
 const workers = () => (pool ??= new TemplateWorkerPool());
-/** Fields known to compile, by key: a second compile of the same source is free. */
-const compiledKeys = new Set<string>();
-const COMPILED_KEYS = 10_000;
+/**
+ * Messages (by affinity) whose fields compiled on their worker: compiling the same message
+ * again (each delivery job, each preview) asks no worker. Should the worker have lost them
+ * since, a render finds out and compiles them again.
+ */
+const compiledMessages = new Set<string>();
+const COMPILED_MESSAGES = 10_000;
 
 /**
  * Checks that every field compiles, on a worker thread (Handlebars takes seconds on large
@@ -73,12 +77,23 @@ export async function compileMessage(content: MessageContent): Promise<CompiledM
   });
   // The fields of one message go to one worker, which renders it later with all of them.
   const affinity = fields.map((field) => field?.key ?? '').join('.');
+  if (!compiledMessages.has(affinity)) {
+    const details = await compileFields(fields, affinity);
+    if (details.length > 0) throw new ValidationFailedError(details);
+    if (compiledMessages.size >= COMPILED_MESSAGES) compiledMessages.clear();
+    compiledMessages.add(affinity);
+  }
+  return new WorkerMessage(fields, affinity);
+}
+
+type Field = Required<FieldRef> & { name: FieldName };
+
+/** Compiles each field on the message's worker; one detail per field that fails. */
+async function compileFields(fields: (Field | null)[], affinity: string): Promise<ErrorDetail[]> {
   const problems = await Promise.all(
     fields.map((field) => (field ? compileField(field, affinity) : Promise.resolve(null))),
   );
-  const details = problems.filter((problem): problem is ErrorDetail => problem !== null);
-  if (details.length > 0) throw new ValidationFailedError(details);
-  return new WorkerMessage(fields, affinity);
+  return problems.filter((problem): problem is ErrorDetail => problem !== null);
 }
 
 /** Shuts the template workers down (they restart on the next use). */
@@ -96,13 +111,12 @@ function fieldRef(source: string, escapeHtml: boolean): Required<FieldRef> {
   return { key, escapeHtml, source };
 }
 
-async function compileField(field: Required<FieldRef> & { name: FieldName }, affinity: string) {
+async function compileField(field: Field, affinity: string): Promise<ErrorDetail | null> {
   const fail = (code: string, message: string): ErrorDetail => ({
     field: field.name,
     code,
     message,
   });
-  if (compiledKeys.has(field.key)) return null;
   if (countExpressions(field.source) > MAX_EXPRESSIONS) {
     return fail('too_complex', `${field.name} has more than ${MAX_EXPRESSIONS} merge fields.`);
   }
@@ -115,8 +129,6 @@ async function compileField(field: Required<FieldRef> & { name: FieldName }, aff
     return fail('too_complex', `${field.name} is too complex to compile.`);
   }
   if (!reply.ok) return fail('invalid_template', reply.missing ? 'not compiled' : reply.error);
-  if (compiledKeys.size >= COMPILED_KEYS) compiledKeys.clear();
-  compiledKeys.add(field.key);
   return null;
 }
 
@@ -129,18 +141,21 @@ function countExpressions(source: string): number {
 
 class WorkerMessage implements CompiledMessage {
   constructor(
-    private readonly fields: ((Required<FieldRef> & { name: FieldName }) | null)[],
+    private readonly fields: (Field | null)[],
     private readonly affinity: string,
   ) {}
 
   async render(variables: Record<string, unknown>): Promise<MessageContent> {
-    // By key first; the sources go along only if the worker no longer has them compiled.
+    // By key: the worker keeps the fields compiled. One that lost them (restarted after a
+    // task that failed, or short of room) compiles them again first, within its own time.
     const byKey = this.fields.map(
       (field) => field && { key: field.key, escapeHtml: field.escapeHtml },
     );
-    let reply = await this.run(byKey, variables, RENDER_TIMEOUT_MS);
+    let reply = await this.run(byKey, variables);
     if (!reply.ok && reply.missing) {
-      reply = await this.run(this.fields, variables, COMPILE_TIMEOUT_MS + RENDER_TIMEOUT_MS);
+      const [problem] = await compileFields(this.fields, this.affinity);
+      if (problem) throw new TemplateRenderError(problem.field as FieldName, problem.message);
+      reply = await this.run(byKey, variables);
     }
     if (!reply.ok) {
       const field = FIELDS[(!reply.missing && reply.field) || 0];
@@ -155,14 +170,10 @@ class WorkerMessage implements CompiledMessage {
     };
   }
 
-  private async run(
-    fields: (FieldRef | null)[],
-    variables: Record<string, unknown>,
-    timeoutMs: number,
-  ) {
+  private async run(fields: (FieldRef | null)[], variables: Record<string, unknown>) {
     try {
       const task = { kind: 'render' as const, fields, variables };
-      return await workers().run(task, timeoutMs, this.affinity);
+      return await workers().run(task, RENDER_TIMEOUT_MS, this.affinity);
     } catch (error) {
       if (!(error instanceof TemplateWorkerError)) throw error;
       const field = this.fields.find((ref) => ref && ref.name !== 'subject')?.name ?? 'subject';
