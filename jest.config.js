@@ -1,5 +1,5 @@
 // Nest 12 ships ESM only; Jest on Node 20 cannot require ESM, so swc transpiles both our
-// TypeScript and the @nestjs packages to CommonJS (see ../shared/TOOLCHAIN.md).
+// TypeScript and the @nestjs packages to CommonJS.
 const swcTs = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },

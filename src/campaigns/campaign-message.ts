@@ -10,7 +10,7 @@ import { rewriteLinks } from './click-tracking';
 import { RecipientRef, RecipientTokens } from './recipient-token';
 
 /**
- * Turns a campaign and one subscriber into the message on the wire (CONTRACT §5): merge
+ * Turns a campaign and one subscriber into the message on the wire: merge
  * fields rendered, links and an open pixel routed through PUBLIC_URL for tracking, and the
  * RFC 2369 / RFC 8058 unsubscribe headers with a signed token (never the address). The
  * Message-ID is derived from campaign and subscriber, so a resend after a crash carries the

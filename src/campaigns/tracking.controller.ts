@@ -11,7 +11,7 @@ import { RecipientRef, RecipientTokens } from './recipient-token';
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /**
- * Open and click tracking (CONTRACT §5) behind PUBLIC_URL, outside /v1: the open pixel and
+ * Open and click tracking behind PUBLIC_URL, outside /v1: the open pixel and
  * the redirect of every tracked link. A click URL carries the target and a signature over
  * token and target, so Herald cannot be used as an open redirect. Recording never stands in
  * the way of the reader: the pixel and the redirect are answered even if the write fails.

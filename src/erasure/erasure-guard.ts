@@ -9,7 +9,7 @@ import { EmailErasedError } from '../platform/errors/api-errors';
 import { ErasedIdentitiesRepository } from './erased-identities.repository';
 
 /**
- * Named writes (SPEC §7.4: creating or updating a subscriber, a transactional send) go
+ * Named writes (creating or updating a subscriber, a transactional send) go
  * through here. Inside one transaction it takes an advisory lock per target email, so an
  * erasure of the same email cannot interleave, and refuses erased identities with 409. Each
  * refusal is audited with the keyed hash only.

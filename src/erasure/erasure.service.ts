@@ -23,7 +23,7 @@ export interface ErasureReceipt {
 }
 
 /**
- * Erasure (CONTRACT §4): removes the subscriber and its personal data and keeps only a
+ * Erasure: removes the subscriber and its personal data and keeps only a
  * keyed hash of the normalised email as a tombstone. Idempotent, and valid for an email
  * Herald never saw, so an erasure request can be honoured before the address arrives.
  */

@@ -38,7 +38,7 @@ export class SocialMediaDto {
 }
 
 /**
- * The writable subscriber fields of SPEC §2 but email, all optional. `null` clears an optional
+ * The writable subscriber fields but email, all optional. `null` clears an optional
  * field. `id`, `created_at` and `updated_at` are accepted so a client can send back what it
  * read, and ignored: they are Herald's to set.
  */

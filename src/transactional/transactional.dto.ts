@@ -19,7 +19,7 @@ const subjectApplies = (body: SendTransactionalDto) =>
   body.template_id == null || body.subject !== undefined;
 
 /**
- * POST /v1/transactional/send (CONTRACT §4). The content is either inline (html and/or text)
+ * POST /v1/transactional/send. The content is either inline (html and/or text)
  * or a stored template rendered with `data` over the recipient's subscriber fields; `subject`
  * may then be left out (the template's own is used) or given to replace it.
  */

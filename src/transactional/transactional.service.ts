@@ -25,9 +25,10 @@ export interface SendOutcome {
 }
 
 /**
- * SPEC §7.3: the three 409 causes of this endpoint (key reused with another payload, first
- * request still in progress, erased recipient) get one and the same response; a client tells
- * them apart by retrying with backoff (README, "Transactional sends and idempotency").
+ * The three 409 causes of this endpoint (key reused with another payload, first request
+ * still in progress, erased recipient) get one and the same response, so it never reveals
+ * that a recipient is erased; a client tells them apart by retrying with backoff (README,
+ * "Transactional sends and idempotency").
  */
 export class TransactionalConflictError extends ConflictError {
   constructor() {

@@ -4,7 +4,7 @@ import { TestApi, TestEnv } from '../support/test-env';
 import { ensureWebBuild, hasChromium, launchChromium, screenshot } from './browser';
 
 /**
- * The dashboard in a real browser (issue 5): a person signs up, issues a key and sees it work
+ * The dashboard in a real browser: a person signs up, issues a key and sees it work
  * and stop working on /v1, builds a template, a segment and a campaign, sends it and watches
  * it finish, erases a subscriber, and reads the audit log. Every page is screenshotted into
  * var/screenshots/ for a human to look at.

@@ -4,7 +4,7 @@ import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
 
 /**
- * The send pipeline end to end (issue 3): API with embedded workers → BullMQ → fan-out →
+ * The send pipeline end to end: API with embedded workers → BullMQ → fan-out →
  * delivery → a real SMTP server on loopback.
  */
 describe('campaign send over SMTP', () => {

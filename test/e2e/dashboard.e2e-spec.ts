@@ -6,7 +6,7 @@ import { TestApi, TestEnv } from '../support/test-env';
 import { DashboardAgent, PASSWORD } from './dashboard-agent';
 
 /**
- * The dashboard's backend (issue 5) over HTTP: people and sessions, CSRF, sign-in
+ * The dashboard's backend over HTTP: people and sessions, CSRF, sign-in
  * throttling, and API keys issued and revoked through it. The browser suite
  * (test/browser) drives the same API from the real pages.
  */

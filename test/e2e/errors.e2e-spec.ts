@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { TestApi, TestEnv } from '../support/test-env';
 
-/** SPEC §7: one envelope, eight statuses, details only on 422. */
-describe('error envelope (SPEC §7)', () => {
+/** One error envelope, eight statuses, details only on 422. */
+describe('error envelope', () => {
   let env: TestEnv;
   let api: TestApi;
   let auth: string;

@@ -6,7 +6,7 @@ import { cli, freePort, processEnv, startNode, stop, waitForOk } from '../suppor
 import { TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 
-/** CONTRACT §1 and §3 as an operator meets them: the CLI, `npm start`, /health, /docs. */
+/** What an operator meets: the CLI, `npm start`, /health, /docs. */
 describe('operator CLI and the running server', () => {
   let env: TestEnv;
   let server: ChildProcess | undefined;

@@ -13,7 +13,7 @@ function expectLimitHeaders(response: Response, limit: number) {
   expect(Number(response.headers['ratelimit-reset'])).toBeLessThanOrEqual(WINDOW_SECONDS);
 }
 
-describe('rate limits (CONTRACT §4)', () => {
+describe('rate limits', () => {
   let env: TestEnv;
   let first: TestApi;
   let second: TestApi;

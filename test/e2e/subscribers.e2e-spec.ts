@@ -37,7 +37,7 @@ const STATISTICS_KEYS = [
   'soft_bounces',
 ];
 
-describe('subscribers (SPEC §2, §4; CONTRACT §4)', () => {
+describe('subscribers', () => {
   let env: TestEnv;
   let api: TestApi;
   let auth: string;

@@ -15,7 +15,7 @@ import { waitFor } from '../support/wait-for';
 const until = <T>(probe: () => Promise<T | undefined> | T | undefined) =>
   waitFor(probe, { timeoutMs: 15_000, message: 'condition not met in time' });
 
-describe('transactional sends (CONTRACT §4)', () => {
+describe('transactional sends', () => {
   let sink: SmtpSink;
   let env: TestEnv;
   let api: TestApi;
@@ -157,7 +157,7 @@ describe('transactional sends (CONTRACT §4)', () => {
     const refused = await send(message(to.toUpperCase()), `erased-${newId()}`);
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('conflict');
-    // SPEC §7.3: the same response as a reused key's.
+    // The same response as a reused key's: a 409 never reveals an erased recipient.
     const key = `k-${newId()}`;
     await send(message(recipient()), key).expect(202);
     const reused = await send(message(recipient()), key);

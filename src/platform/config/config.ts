@@ -14,7 +14,7 @@ export interface HeraldConfig {
   secret: string;
   logLevel: LogLevel;
   rateLimits: RateLimitConfig;
-  /** DKIM signing of every outgoing message, when a key is configured (CONTRACT §5). */
+  /** DKIM signing of every outgoing message, when a key is configured. */
   dkim: DkimConfig | undefined;
 }
 

@@ -56,7 +56,10 @@ function httpStatusOf(exception: unknown): number | undefined {
   return typeof statusCode === 'number' ? statusCode : undefined;
 }
 
-/** Only SPEC §7's statuses go out: other client errors (405, 413, 415…) are malformed requests. */
+/**
+ * Only the API's eight error statuses go out: other client errors (405, 413, 415…) are
+ * malformed requests.
+ */
 function mapClientStatus(status: number): ErrorStatus {
   if (status === 405) return 404;
   return status in ERROR_CODES ? (status as ErrorStatus) : 400;

@@ -7,7 +7,7 @@ import { RedisService } from '../redis/redis.module';
 
 const CHECK_TIMEOUT_MS = 2000;
 
-/** GET /health (CONTRACT §1): 200 once PostgreSQL and Redis both answer, else 503. */
+/** GET /health: 200 once PostgreSQL and Redis both answer, else 503. */
 @ApiExcludeController()
 @Public()
 @Controller('health')

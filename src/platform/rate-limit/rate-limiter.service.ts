@@ -56,7 +56,7 @@ export class RateLimiter {
 
   /**
    * Counts one request of an authenticated key. Sets the RateLimit-* headers on the reply
-   * (CONTRACT §4) and throws RateLimitedError (429, Retry-After) when over the limit.
+   * and throws RateLimitedError (429, Retry-After) when over the limit.
    */
   async enforce(
     subject: RateLimitSubject,
