@@ -1,5 +1,4 @@
 import { AddressInfo } from 'node:net';
-import { setTimeout as pause } from 'node:timers/promises';
 import { MAX_EXPRESSIONS } from '../../src/templates/template-renderer';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
@@ -50,17 +49,19 @@ describe('hostile inputs do not stall the service', () => {
     let running = true;
     let firstAnswer: () => void = () => undefined;
     const started = new Promise<void>((resolve) => (firstAnswer = resolve));
-    const prober = (async () => {
-      while (running) {
+    // One probe per check of waitFor, every 20 ms, until the hostile work is over.
+    const prober = waitFor(
+      async () => {
         const sent = performance.now();
         const response = await fetch(`${base}/health`);
         await response.text();
         latencies.push(performance.now() - sent);
         expect(response.status).toBe(200);
         firstAnswer();
-        await pause(20);
-      }
-    })();
+        return !running;
+      },
+      { intervalMs: 20, timeoutMs: 300_000 },
+    );
     await started;
     const probesBefore = latencies.length;
     const result = await hostile();
