@@ -1,10 +1,9 @@
-import { IsDefined } from 'class-validator';
-import { FreeFormValue } from '../platform/validation/free-form.decorator';
+import { Allow, IsDefined } from 'class-validator';
 
 /** An unsaved segment filter, counted as the dashboard's rule builder changes (the live count). */
 export class CountDraftDto {
   // Checked by the segment filter parser, which names problems by their path.
   @IsDefined()
-  @FreeFormValue()
+  @Allow()
   filter!: unknown;
 }

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { FreeFormValue } from '../platform/validation/free-form.decorator';
+import { Allow, IsDefined, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
 
 const present = (_: object, value: unknown) => value !== undefined;
 
@@ -32,7 +31,7 @@ export class CreateSegmentDto {
   // Checked by parseSegmentFilter, which reports problems at their path inside the filter.
   @ApiProperty(FILTER_DOC)
   @IsDefined()
-  @FreeFormValue()
+  @Allow()
   filter!: unknown;
 }
 
@@ -45,6 +44,6 @@ export class UpdateSegmentDto {
   name?: string;
 
   @ApiPropertyOptional(FILTER_DOC)
-  @FreeFormValue()
+  @Allow()
   filter?: unknown;
 }

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { CalendarDate } from '../platform/validation/calendar-date.decorator';
 import { EmailAddress } from '../platform/validation/email-address.decorator';
-import { JsonObject } from '../platform/validation/free-form.decorator';
+import { JsonObject } from '../platform/validation/json-object.decorator';
 import {
   ArrayMaxSize,
   IsArray,

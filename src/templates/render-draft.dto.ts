@@ -1,5 +1,5 @@
 import { IsDefined, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { JsonObject } from '../platform/validation/free-form.decorator';
+import { JsonObject } from '../platform/validation/json-object.decorator';
 
 /** Unsaved template content, rendered as the dashboard's editor types (the live preview). */
 export class RenderDraftDto {

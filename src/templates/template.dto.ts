@@ -8,7 +8,7 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
-import { JsonObject } from '../platform/validation/free-form.decorator';
+import { JsonObject } from '../platform/validation/json-object.decorator';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const NAME = 255;

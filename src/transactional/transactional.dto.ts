@@ -9,7 +9,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { EmailAddress } from '../platform/validation/email-address.decorator';
-import { JsonObject } from '../platform/validation/free-form.decorator';
+import { JsonObject } from '../platform/validation/json-object.decorator';
 import { Mailbox } from '../platform/validation/mailbox.decorator';
 
 /** Bodies stay well inside the 1 MiB request limit. */

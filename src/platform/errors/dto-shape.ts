@@ -1,13 +1,10 @@
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { getMetadataStorage } from 'class-validator';
-import { freeFormFields } from '../validation/free-form.decorator';
 
 /** What the validation pipe needs to know about a DTO class before it copies a body into it. */
 export interface DtoShape {
   /** Fields with at least one validation decorator: the only ones a body may carry. */
   fields: ReadonlySet<string>;
-  /** Fields taken as parsed JSON (see FreeFormValue, JsonObject). */
-  freeForm: ReadonlySet<string>;
   /** Lists with an @ArrayMaxSize: longer ones are refused before anything copies them. */
   maxItems: ReadonlyMap<string, number>;
   /** Fields holding another DTO (or a list of them), through @ValidateNested and @Type. */
@@ -37,7 +34,6 @@ export function describeDto(dto: DtoClass): DtoShape {
   }
   const shape: DtoShape = {
     fields: new Set(metadata.map((entry) => entry.propertyName)),
-    freeForm: freeFormFields(dto),
     maxItems,
     nested,
   };

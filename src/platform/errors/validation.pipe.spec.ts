@@ -84,6 +84,10 @@ describe('RequestValidationPipe', () => {
     });
   });
 
+  it('answers 422 invalid_characters, not a crash or a 400, for a required field with them', async () => {
+    expect(await details({ email: '\ud800@example.com' })).toEqual({ email: 'invalid_characters' });
+  });
+
   it('accepts well-formed surrogate pairs', async () => {
     await expect(
       pipe.transform({ email, first_name: 'Ada 😀' }, asBody(CreateSubscriberDto)),
@@ -128,6 +132,16 @@ describe('RequestValidationPipe', () => {
       asBody(CreateSubscriberDto),
     )) as CreateSubscriberDto;
     expect(value.custom_fields).toBe(custom);
+  });
+
+  it('answers 422, not a crash, for objects with a `constructor` key where a string belongs', async () => {
+    expect(
+      await details({
+        email,
+        first_name: { constructor: {} },
+        social_media: [{ platform: { constructor: { prototype: {} } }, profile_id: 'ada' }],
+      }),
+    ).toEqual({ first_name: 'invalid_type', 'social_media[0].platform': 'invalid_type' });
   });
 
   it('stays fast on a body of a thousand unknown keys and long lists', async () => {

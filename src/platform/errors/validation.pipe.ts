@@ -2,7 +2,7 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
 import { childPath, isTopLevel } from '../validation/field-path';
-import { findInvalidText } from '../validation/text-integrity';
+import { containsInvalidText, findInvalidText } from '../validation/text-integrity';
 import { ErrorDetail, InvalidRequestError, ValidationFailedError } from './api-errors';
 import { describeDto, DtoClass, DtoShape } from './dto-shape';
 
@@ -15,9 +15,9 @@ export const MAX_DETAILS = 100;
  * about a field that is present, down to a missing key inside one of its items, is a
  * validation failure (422, one detail per field, its path in `field`).
  *
- * The body is cut down to the DTO's shape before class-transformer sees it (unknown keys,
- * over-long lists and free-form values set aside), so the work done on a hostile body is
- * linear in its size whatever it holds.
+ * The body is cut down to the DTO's shape before class-transformer sees it (unknown keys and
+ * over-long lists reported, objects and lists set aside), so the work done on a hostile body
+ * is linear in its size whatever it holds.
  */
 @Injectable()
 export class RequestValidationPipe implements PipeTransform {
@@ -38,9 +38,10 @@ export class RequestValidationPipe implements PipeTransform {
     if (!isPlainObject(value)) {
       throw new InvalidRequestError('The request body must be a JSON object.');
     }
-    const shaped = shape(describeDto(dto as DtoClass), value, '');
-    const instance = plainToInstance(dto, shaped.working) as object;
-    Object.assign(instance, shaped.freeForm);
+    const shaped: Shaped = { attachments: [], details: [] };
+    const working = shape(describeDto(dto as DtoClass), value, '', [], shaped);
+    const instance = plainToInstance(dto, working) as object;
+    for (const { at, value: field } of shaped.attachments) attach(instance, at, field);
     const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -55,15 +56,24 @@ export class RequestValidationPipe implements PipeTransform {
 }
 
 interface Shaped {
-  /** What class-transformer may copy: known fields, lists within their size. */
-  working: Record<string, unknown>;
-  /** Free-form top-level values, handed to the DTO as parsed. */
-  freeForm: Record<string, unknown>;
+  /** Objects and lists set aside, to be put back at `at` in the DTO instance, as parsed. */
+  attachments: { at: (string | number)[]; value: unknown }[];
   details: ErrorDetail[];
 }
 
-function shape(dto: DtoShape, value: Record<string, unknown>, base: string): Shaped {
-  const shaped: Shaped = { working: {}, freeForm: {}, details: [] };
+/**
+ * What class-transformer may copy: the DTO's known fields, only primitive values (and nested
+ * DTOs, cut the same way). Objects and lists go around it: it copies objects key by key in
+ * quadratic time and trips over a key named `constructor`; validators read them as parsed.
+ */
+function shape(
+  dto: DtoShape,
+  value: Record<string, unknown>,
+  base: string,
+  at: (string | number)[],
+  shaped: Shaped,
+): Record<string, unknown> {
+  const working: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     const path = childPath(base, key);
     if (!dto.fields.has(key)) {
@@ -74,10 +84,9 @@ function shape(dto: DtoShape, value: Record<string, unknown>, base: string): Sha
       });
       continue;
     }
-    if (dto.freeForm.has(key) && base === '') {
-      shaped.freeForm[key] = field;
-      continue;
-    }
+    // Already reported (invalid_characters); validators are not shown it: some of them (isEmail)
+    // throw on an unpaired surrogate.
+    if (containsInvalidText(field)) continue;
     const maxItems = dto.maxItems.get(key);
     if (maxItems !== undefined && Array.isArray(field) && field.length > maxItems) {
       shaped.details.push({
@@ -88,22 +97,39 @@ function shape(dto: DtoShape, value: Record<string, unknown>, base: string): Sha
       continue;
     }
     const nested = dto.nested.get(key);
-    shaped.working[key] = nested ? shapeNested(nested(), field, path, shaped.details) : field;
+    if (nested) working[key] = shapeNested(nested(), field, path, [...at, key], shaped);
+    else if (typeof field !== 'object' || field === null) working[key] = field;
+    else shaped.attachments.push({ at: [...at, key], value: field });
   }
-  return shaped;
+  return working;
 }
 
-/** Items of a nested DTO (or a list of them) are cut to its shape too. */
-function shapeNested(dto: DtoShape, field: unknown, path: string, details: ErrorDetail[]) {
-  const one = (item: unknown, itemPath: string) => {
-    if (!isPlainObject(item)) return item;
-    const shaped = shape(dto, item, itemPath);
-    details.push(...shaped.details);
-    return { ...shaped.working, ...shaped.freeForm };
-  };
-  return Array.isArray(field)
-    ? field.map((item, index) => one(item, childPath(path, index)))
-    : one(field, path);
+/** A nested DTO's value: its objects cut to its shape, at any depth of lists. */
+function shapeNested(
+  dto: DtoShape,
+  field: unknown,
+  path: string,
+  at: (string | number)[],
+  shaped: Shaped,
+): unknown {
+  if (Array.isArray(field)) {
+    return field.map((item, index) =>
+      shapeNested(dto, item, childPath(path, index), [...at, index], shaped),
+    );
+  }
+  return isPlainObject(field) ? shape(dto, field, path, at, shaped) : field;
+}
+
+/** Puts a set-aside value back where it belongs, if class-transformer kept that place. */
+function attach(instance: object, at: (string | number)[], value: unknown): void {
+  let target: unknown = instance;
+  for (const segment of at.slice(0, -1)) {
+    if (typeof target !== 'object' || target === null) return;
+    target = (target as Record<string | number, unknown>)[segment];
+  }
+  if (typeof target === 'object' && target !== null) {
+    (target as Record<string | number, unknown>)[at[at.length - 1]] = value;
+  }
 }
 
 export const REQUIRED = 'isDefined';
@@ -157,8 +183,8 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
 }
 
 const PRIORITY = [
-  'missing',
   'invalid_characters',
+  'missing',
   'unknown_field',
   'invalid_type',
   'invalid_format',

@@ -22,6 +22,8 @@ describe('parseMailbox', () => {
     'Group: a@b.test;',
     '"Acme" Inc" <hello@acme.test>',
     '<>',
+    'a\ud800 <a@b.test>',
+    'a@b\u0000.test',
   ])('refuses %j', (value) => {
     expect(parseMailbox(value)).toBeUndefined();
   });

@@ -1,4 +1,5 @@
 import { isEmail, registerDecorator, ValidationArguments } from 'class-validator';
+import { hasInvalidCharacters } from './text-integrity';
 
 /** An address of 254 characters and a display name: longer is not a sender we can use. */
 export const MAX_MAILBOX_LENGTH = 320;
@@ -13,7 +14,10 @@ const UNQUOTED_NAME_SPECIALS = /[(),:;<>@[\\\]"]/;
  * cost is linear in the input (a backtracking regex here took seconds on 80 KB).
  */
 export function parseMailbox(value: string): string | undefined {
-  if (value.length > MAX_MAILBOX_LENGTH || /[\r\n]/.test(value)) return undefined;
+  // isEmail throws on an unpaired surrogate.
+  if (value.length > MAX_MAILBOX_LENGTH || /[\r\n]/.test(value) || hasInvalidCharacters(value)) {
+    return undefined;
+  }
   const text = value.trim();
   if (!text.endsWith('>')) return isEmail(text) ? text : undefined;
   const open = text.lastIndexOf('<');

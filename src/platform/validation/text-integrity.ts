@@ -10,6 +10,13 @@ export function hasInvalidCharacters(text: string): boolean {
   return INVALID.test(text);
 }
 
+/** Whether any string in a parsed JSON value, keys included, holds invalid characters. */
+export function containsInvalidText(value: unknown): boolean {
+  if (typeof value === 'string') return hasInvalidCharacters(value);
+  if (typeof value !== 'object' || value === null) return false;
+  return findInvalidText(value, () => '', 1).length > 0;
+}
+
 /** For showing a client's string back in a message: the invalid characters become U+FFFD. */
 export function replaceInvalidCharacters(text: string): string {
   return text.replace(INVALID_ALL, '\uFFFD');

@@ -1,30 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { Allow, registerDecorator, ValidationArguments } from 'class-validator';
-
-const FREE_FORM = Symbol('validation:free-form');
-
-/**
- * Marks a body field whose value is the client's own JSON (custom fields, merge data, a
- * segment filter): the validation pipe hands it to the DTO as parsed, instead of copying it
- * through class-transformer, whose cost grows faster than the number of keys.
- */
-function markFreeForm(target: object, propertyName: string): void {
-  const fields = freeFormFields(target.constructor);
-  Reflect.defineMetadata(FREE_FORM, new Set([...fields, propertyName]), target.constructor);
-}
-
-/** The free-form fields of a DTO class (inherited ones included). */
-export function freeFormFields(dto: object): ReadonlySet<string> {
-  return (Reflect.getMetadata(FREE_FORM, dto) as Set<string> | undefined) ?? new Set();
-}
-
-/** Any JSON value, checked elsewhere (a segment filter has its own parser). */
-export function FreeFormValue(): PropertyDecorator {
-  return (target, propertyName) => {
-    markFreeForm(target, propertyName as string);
-    Allow()(target, propertyName);
-  };
-}
+import { registerDecorator, ValidationArguments } from 'class-validator';
 
 export interface JsonObjectLimits {
   /** Keys at its top level. */
@@ -40,7 +15,6 @@ export interface JsonObjectLimits {
  */
 export function JsonObject(limits: JsonObjectLimits = {}): PropertyDecorator {
   const decorators: PropertyDecorator[] = [
-    (target, propertyName) => markFreeForm(target, propertyName as string),
     constraint('isObject', (value) => isPlainObject(value), '$property must be a JSON object'),
   ];
   const { maxKeys, maxBytes } = limits;
