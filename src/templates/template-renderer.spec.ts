@@ -223,7 +223,7 @@ describe('bounds', () => {
     } finally {
       clearInterval(ticker);
     }
-    expect(longestGap).toBeLessThan(250);
+    expect(longestGap).toBeLessThan(500);
   });
 
   it('stops a render that loops over too much, and the next one still works', async () => {
