@@ -73,11 +73,15 @@ class Slot {
     this.next();
   }
 
+  /** Stops the worker; a task still running or queued fails (the pool is closing). */
   async stop(): Promise<void> {
     clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     this.ready = false;
+    for (const task of [this.finish(), ...this.queue.splice(0)]) {
+      task?.reject(new TemplateWorkerError('crash'));
+    }
     await worker?.terminate();
   }
 
@@ -111,7 +115,6 @@ class Slot {
       workerData: WORKER_ENTRY,
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
-    worker.unref();
     const boot = setTimeout(() => this.fail(new TemplateWorkerError('crash')), BOOT_MS);
     worker.on('message', (reply: WorkerReply | { ready: true }) => {
       if (this.worker !== worker) return;
@@ -136,6 +139,8 @@ class Slot {
       clearTimeout(boot);
       if (this.worker === worker) this.fail(new TemplateWorkerError('crash'));
     });
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    worker.unref();
     return worker;
   }
 
