@@ -1,6 +1,8 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
+import { SenderDomainsService } from '../domains/sender-domains.service';
+import { envelopeSenderFor, SenderIdentity } from '../domains/sender-identity';
 import { Campaign, Subscriber } from '../generated/prisma/client';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
@@ -42,6 +44,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly ledger: CampaignLedgerRepository,
     private readonly messages: CampaignMessageBuilder,
     private readonly transport: MailTransport,
+    private readonly senderDomains: SenderDomainsService,
   ) {
     super();
   }
@@ -59,6 +62,8 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       html: campaign.html,
       text: campaign.text,
     });
+    // One From per campaign: its signing key is looked up once per job.
+    const sender = await this.senderDomains.signingIdentity(accountId, campaign.fromAddress);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const deferred: string[] = [];
     const recorder = new OutcomeRecorder(
@@ -81,6 +86,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
           // deliverOne never rejects: every failure is an outcome.
           void this.deliverOne(
             campaign,
+            sender,
             compiled,
             subscriberId,
             subscribers.get(subscriberId),
@@ -121,6 +127,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
 
   private async deliverOne(
     campaign: Campaign,
+    sender: SenderIdentity | undefined,
     compiled: CompiledMessage,
     subscriberId: string,
     subscriber: Subscriber | undefined,
@@ -133,7 +140,11 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       return { subscriberId, kind: 'skipped', reason: subscriber.status as 'bounced' };
     }
     try {
-      await this.transport.send(this.messages.build(campaign, compiled, subscriber));
+      await this.transport.send({
+        ...this.messages.build(campaign, compiled, subscriber),
+        dkim: sender?.dkim,
+        envelopeFrom: envelopeSenderFor(sender),
+      });
       return { subscriberId, kind: 'delivered' };
     } catch (error) {
       if (error instanceof MailDeliveryError) {

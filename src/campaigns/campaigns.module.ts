@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { SegmentsModule } from '../segments/segments.module';
@@ -18,7 +19,14 @@ import { UnsubscribeController } from './unsubscribe.controller';
  * /v1). Registers the campaigns' erasure participant.
  */
 @Module({
-  imports: [CampaignQueuesModule, ErasureModule, MailModule, SegmentsModule, TemplatesModule],
+  imports: [
+    CampaignQueuesModule,
+    ErasureModule,
+    MailModule,
+    SegmentsModule,
+    TemplatesModule,
+    SenderDomainsCoreModule,
+  ],
   controllers: [CampaignsController, UnsubscribeController, TrackingController],
   providers: [
     CampaignsRepository,

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Campaign } from '../generated/prisma/client';
 import { Principal } from '../auth/principal';
+import { SenderDomainsService } from '../domains/sender-domains.service';
 import { isUuid, newId } from '../platform/crypto/ids';
 import {
   CampaignAlreadySentError,
@@ -35,6 +36,7 @@ export class CampaignsService {
     private readonly segments: SegmentsRepository,
     private readonly queue: CampaignSendQueue,
     private readonly paginator: Paginator,
+    private readonly senderDomains: SenderDomainsService,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<CampaignResponse>> {
@@ -139,7 +141,8 @@ export class CampaignsService {
 
   /**
    * A campaign needs content from exactly one source (a template, or html and/or text),
-   * ids that exist in this account, and merge fields that compile.
+   * ids that exist in this account, merge fields that compile, and a From on a verified
+   * sender domain of the account.
    */
   private async validate(accountId: string, columns: CampaignColumns): Promise<void> {
     const details: ErrorDetail[] = [];
@@ -175,6 +178,10 @@ export class CampaignsService {
         details.push(...error.details);
       }
     }
+    await this.senderDomains.assertCanSendFrom(accountId, columns.fromAddress).catch((error) => {
+      if (!(error instanceof ValidationFailedError)) throw error;
+      details.push(...error.details);
+    });
     if (details.length > 0) throw new ValidationFailedError(details);
   }
 }

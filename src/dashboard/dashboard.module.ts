@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { AuthModule } from '../auth/auth.module';
 import { CampaignQueuesModule } from '../campaigns/campaign-send-queue';
 import { CampaignsModule } from '../campaigns/campaigns.module';
+import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SegmentsModule } from '../segments/segments.module';
@@ -19,6 +20,7 @@ import { CampaignTimelineRepository } from './content/campaign-timeline.reposito
 import { DashboardCampaignsController } from './content/campaigns.controller';
 import { DashboardSegmentsController } from './content/segments.controller';
 import { DashboardTemplatesController } from './content/templates.controller';
+import { DashboardDomainsController } from './domains/domains.controller';
 import { AuditEventsRepository } from './audit/audit-events.repository';
 import { DashboardAuditService } from './audit/audit-log.service';
 import { PeopleModule } from './people/people.module';
@@ -47,6 +49,7 @@ import { SubscriberSearchRepository } from './subscribers/subscriber-search.repo
     SegmentsModule,
     CampaignsModule,
     CampaignQueuesModule,
+    SenderDomainsCoreModule,
   ],
   controllers: [
     AuthController,
@@ -56,6 +59,7 @@ import { SubscriberSearchRepository } from './subscribers/subscriber-search.repo
     DashboardSegmentsController,
     DashboardCampaignsController,
     AuditController,
+    DashboardDomainsController,
     SpaController,
   ],
   providers: [

@@ -1,6 +1,8 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { SenderDomainsService } from '../domains/sender-domains.service';
+import { envelopeSenderFor } from '../domains/sender-identity';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
@@ -34,6 +36,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
   constructor(
     private readonly messages: TransactionalMessagesRepository,
     private readonly mail: MailTransport,
+    private readonly senderDomains: SenderDomainsService,
   ) {
     super();
   }
@@ -47,6 +50,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     const to = message.toAddress!;
     let headerMessageId: string;
     try {
+      const sender = await this.senderDomains.signingIdentity(accountId, message.fromAddress);
       ({ messageId: headerMessageId } = await this.mail.send({
         from: message.fromAddress,
         to,
@@ -55,6 +59,8 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
         text: message.text,
         messageId: message.id,
         storageKey: recipientStorageKey(message.recipientHash),
+        dkim: sender?.dkim,
+        envelopeFrom: envelopeSenderFor(sender),
       }));
     } catch (error) {
       await this.recordFailure(job, message, error);
