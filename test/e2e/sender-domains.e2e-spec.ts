@@ -201,7 +201,8 @@ describe('sender domains', () => {
         await addDomain(tenant.auth, name);
       }
       const first = await call(tenant.auth, 'get', '/v1/domains?limit=2').expect(200);
-      expect(first.body.data.map((d: Domain) => d.name)).toEqual(['three.example', 'two.example']);
+      const names = (first.body as { data: Domain[] }).data.map((d) => d.name);
+      expect(names).toEqual(['three.example', 'two.example']);
       const second = await call(
         tenant.auth,
         'get',

@@ -16,17 +16,18 @@ export class TestDnsServer {
   private readonly records = new Map<string, Answer[]>();
   private readonly failing = new Set<string>();
   private port = 0;
+  private readonly server = dns2.createServer({
+    udp: true,
+    handle: (request, send) => {
+      void send(this.answer(request));
+    },
+  });
 
-  private constructor(private readonly server: ReturnType<typeof dns2.createServer>) {}
+  private constructor() {}
 
   static async start(): Promise<TestDnsServer> {
-    let self: TestDnsServer | undefined;
-    const server = dns2.createServer({
-      udp: true,
-      handle: (request, send) => send(self!.answer(request)),
-    });
-    self = new TestDnsServer(server);
-    const addresses = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+    const self = new TestDnsServer();
+    const addresses = await self.server.listen({ udp: { port: 0, address: '127.0.0.1' } });
     self.port = addresses.udp!.port;
     return self;
   }

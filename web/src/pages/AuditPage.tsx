@@ -16,6 +16,13 @@ const ACTIONS: Record<string, string> = {
   'identity.erased_from_dashboard': 'Erased an identity from the dashboard',
   'erased_identity.write_refused': 'Refused a write to an erased identity',
   'campaign.sent': 'Sent a campaign',
+  'sender_domain.added': 'Added a sender domain',
+  'sender_domain.deleted': 'Deleted a sender domain',
+  'sender_domain.verified': 'A sender domain was verified',
+  'sender_domain.failed': 'A sender domain failed verification',
+  'sender_domain.pending': 'A sender domain awaits verification',
+  'sender_domain.rotation_started': 'Started a DKIM key rotation',
+  'sender_domain.key_rotated': 'A new DKIM key took over signing',
 };
 
 export function AuditPage() {
