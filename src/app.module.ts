@@ -1,13 +1,12 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AccountsModule } from './accounts/accounts.module';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit/audit-log';
-import { ApiAuthModule, AuthModule } from './auth/auth.module';
+import { ApiAuthModule } from './auth/auth.module';
+import { RouteGuard } from './auth/route.guard';
 import { CampaignWorkersModule } from './campaigns/campaign-workers.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { SenderDomainsModule, SenderDomainsWorkersModule } from './domains/sender-domains.module';
-import { PeopleModule } from './dashboard/people/people.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
@@ -34,9 +33,10 @@ export interface AppOptions {
 }
 
 /**
- * Herald is one codebase with several entry points (STYLE §2). Each builds its root module
- * here from the same parts: the API gets controllers, the guard, the filter and the pipe;
- * workers and the CLI get only the data layer and the services they use.
+ * Herald is one codebase with several entry points, and the API and the workers build their
+ * root module here from the same parts: the API gets controllers, the guard, the filter and
+ * the pipe; workers get only the data layer and the processors. The operator CLI builds a
+ * smaller root per command (src/cli/cli-context.ts): importing this file loads every domain.
  */
 @Module({})
 export class AppModule {
@@ -56,7 +56,7 @@ export class AppModule {
 
   /**
    * The BullMQ processors. Only these modules start workers, so a process that should not
-   * consume jobs (`--api-only`, the CLI) simply leaves them out.
+   * consume jobs (`--api-only`) simply leaves them out.
    */
   private static workers(): NonNullable<ModuleMetadata['imports']> {
     return [CampaignWorkersModule, TransactionalWorkerModule, SenderDomainsWorkersModule];
@@ -81,6 +81,8 @@ export class AppModule {
         DashboardModule,
       ],
       providers: [
+        // Every route: API key + scope on /v1, session + CSRF on /dashboard/api, else @Public().
+        { provide: APP_GUARD, useClass: RouteGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],
@@ -89,12 +91,5 @@ export class AppModule {
 
   static worker(config?: HeraldConfig): DynamicModule {
     return { module: AppModule, imports: [...AppModule.core(config), ...AppModule.workers()] };
-  }
-
-  static cli(config?: HeraldConfig): DynamicModule {
-    return {
-      module: AppModule,
-      imports: [...AppModule.core(config), AccountsModule, AuthModule, PeopleModule],
-    };
   }
 }

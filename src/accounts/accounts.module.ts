@@ -4,6 +4,6 @@ import { AccountsService } from './accounts.service';
 
 @Module({
   providers: [AccountsRepository, AccountsService],
-  exports: [AccountsRepository, AccountsService],
+  exports: [AccountsService],
 })
 export class AccountsModule {}

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '../platform/crypto/ids';
+import { isUuid, newId } from '../platform/crypto/ids';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 import { AccountsRepository } from './accounts.repository';
 
 export class AccountCreationError extends Error {}
@@ -8,11 +10,32 @@ export class AccountCreationError extends Error {}
 export class AccountsService {
   constructor(private readonly accounts: AccountsRepository) {}
 
-  create(name: string): Promise<{ id: string; name: string }> {
+  /** A new account (operator CLI). */
+  create(name: string): Promise<{ id: AccountId; name: string }> {
     const trimmed = name.trim();
     if (!trimmed || trimmed.length > 200) {
       throw new AccountCreationError('An account needs a name of 1 to 200 characters.');
     }
     return this.accounts.create(newId(), trimmed);
+  }
+
+  /**
+   * The account of a sign-up, inside the sign-up's transaction, so a failed owner insert leaves
+   * no ownerless account behind. The sign-up form has checked the name.
+   */
+  openForSignUp(name: string, tx: Db): Promise<{ id: AccountId; name: string }> {
+    return this.accounts.create(newId(), name.trim(), tx);
+  }
+
+  /**
+   * An account id given as text (the operator CLI, say), once it is known to exist: where a
+   * plain string becomes an AccountId.
+   */
+  async find(candidate: string): Promise<AccountId | undefined> {
+    return isUuid(candidate) ? this.accounts.find(candidate) : undefined;
+  }
+
+  name(accountId: AccountId): Promise<string> {
+    return this.accounts.name(accountId);
   }
 }

@@ -4,24 +4,30 @@ import { Job } from 'bullmq';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { envelopeSenderFor, SenderIdentity } from '../domains/sender-identity';
 import { Campaign, Subscriber } from '../generated/prisma/client';
+import { AccountId, parseAccountId } from '../platform/database/account-id';
+import { ValidationFailedError } from '../platform/errors/api-errors';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
-import { CompiledMessage, compileMessage } from '../templates/template-renderer';
-import { CampaignLedgerRepository, NOT_MAILABLE, Outcome } from './campaign-ledger.repository';
+import {
+  CAMPAIGN_JOB_LOCK_MS,
+  CAMPAIGN_MAX_STALLED,
+  CAMPAIGN_STALLED_CHECK_MS,
+  DELIVERY_CHUNK,
+  DELIVERY_CONCURRENCY,
+  DELIVERY_WINDOW,
+  RECORD_ATTEMPTS,
+  RECORD_BATCH,
+  RECORD_DELAY_MS,
+} from '../platform/settings';
+import { SubscribersService } from '../subscribers/subscribers.service';
+import { CompiledMessage, compileMessage, unrenderable } from '../templates/template-renderer';
+import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignMessageBuilder } from './campaign-message';
+import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { DeliveryJob } from './campaign-send-queue';
+import { CampaignsRepository } from './campaigns.repository';
 import { OutcomeRecorder } from './outcome-recorder';
-
-/** Recipients claimed by one conditional UPDATE. */
-export const DELIVERY_CHUNK = 50;
-/** Messages one job keeps in flight (the pool queues beyond its connections). */
-export const DELIVERY_WINDOW = 100;
-/** Delivery jobs one worker process runs at once. */
-export const DELIVERY_CONCURRENCY = 4;
-/** Outcomes are written in bulk: at most this many at once, at most this long after a 250. */
-export const RECORD_BATCH = 100;
-export const RECORD_DELAY_MS = 50;
-const RECORD_ATTEMPTS = 6;
+import { NOT_MAILABLE, Outcome } from './recipient-outcome';
 
 /**
  * Delivers one batch of a campaign: claims pending ledger rows a chunk at a time (pending →
@@ -33,15 +39,18 @@ const RECORD_ATTEMPTS = 6;
  */
 @Processor(QUEUES.campaignDelivery, {
   concurrency: DELIVERY_CONCURRENCY,
-  lockDuration: 15_000,
-  stalledInterval: 5_000,
-  maxStalledCount: 10,
+  lockDuration: CAMPAIGN_JOB_LOCK_MS,
+  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
+  maxStalledCount: CAMPAIGN_MAX_STALLED,
 })
 export class CampaignDeliveryProcessor extends WorkerHost {
   private readonly logger = new Logger(CampaignDeliveryProcessor.name);
 
   constructor(
+    private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
+    private readonly outcomes: CampaignOutcomeWriter,
+    private readonly subscribers: SubscribersService,
     private readonly messages: CampaignMessageBuilder,
     private readonly transport: MailTransport,
     private readonly senderDomains: SenderDomainsService,
@@ -50,17 +59,23 @@ export class CampaignDeliveryProcessor extends WorkerHost {
   }
 
   async process(job: Job<DeliveryJob>): Promise<void> {
-    const { accountId, campaignId, batch } = job.data;
-    const campaign = await this.ledger.findCampaign(accountId, campaignId);
+    const accountId = parseAccountId(job.data.accountId);
+    const { campaignId, batch } = job.data;
+    const campaign = await this.campaigns.findById(accountId, campaignId);
     if (!campaign || campaign.status !== 'sending') return;
     const released = await this.ledger.releaseClaims(accountId, campaignId, batch);
     if (released > 0) {
       this.logger.warn(`campaign ${campaignId} batch ${batch}: resending ${released} unconfirmed`);
     }
-    const compiled = compileMessage({
+    // A template that no longer compiles fails each message with the reason (logged), not the
+    // job: retrying it would not help, and would leave the campaign sending.
+    const compiled = await compileMessage({
       subject: campaign.subject,
       html: campaign.html,
       text: campaign.text,
+    }).catch((error: unknown) => {
+      if (!(error instanceof ValidationFailedError)) throw error;
+      return unrenderable(error);
     });
     // One From per campaign: its signing key is looked up once per job.
     const sender = await this.senderDomains.signingIdentity(accountId, campaign.fromAddress);
@@ -116,12 +131,12 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       // the retry claims only the recipients still pending.
       throw new Error(`${deferred.length} recipients deferred by the SMTP server; will retry`);
     }
-    await this.ledger.completeIfFinished(accountId, campaignId);
+    await this.campaigns.completeIfFinished(accountId, campaignId);
   }
 
-  private async subscribersById(accountId: string, ids: string[]) {
+  private async subscribersById(accountId: AccountId, ids: string[]) {
     if (ids.length === 0) return new Map<string, Subscriber>();
-    const rows = await this.ledger.subscribers(accountId, ids);
+    const rows = await this.subscribers.findRows(accountId, ids);
     return new Map(rows.map((row) => [row.id, row]));
   }
 
@@ -141,7 +156,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     }
     try {
       await this.transport.send({
-        ...this.messages.build(campaign, compiled, subscriber),
+        ...(await this.messages.build(campaign, compiled, subscriber)),
         dkim: sender?.dkim,
         envelopeFrom: envelopeSenderFor(sender),
       });
@@ -167,10 +182,10 @@ export class CampaignDeliveryProcessor extends WorkerHost {
    * The messages of this chunk are out: losing their outcomes would resend them. So a
    * failing write (a deadlock, a blip of the database) is retried before giving up.
    */
-  private async recordWithRetry(accountId: string, campaignId: string, outcomes: Outcome[]) {
+  private async recordWithRetry(accountId: AccountId, campaignId: string, outcomes: Outcome[]) {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.ledger.record(accountId, campaignId, outcomes);
+        await this.outcomes.record(accountId, campaignId, outcomes);
         return;
       } catch (error) {
         if (attempt >= RECORD_ATTEMPTS) throw error;

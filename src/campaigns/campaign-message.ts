@@ -2,14 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Campaign, Subscriber } from '../generated/prisma/client';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
+import { accountIdOfRow } from '../platform/database/account-id';
 import { OutgoingMessage } from '../platform/mail/mail-transport';
 import { CompiledMessage, subscriberVariables } from '../templates/template-renderer';
+import { hasInvalidCharacters } from '../platform/validation/text-integrity';
+import { rewriteLinks } from './click-tracking';
 import { RecipientRef, RecipientTokens } from './recipient-token';
 
-const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
-
 /**
- * Turns a campaign and one subscriber into the message on the wire (CONTRACT §5): merge
+ * Turns a campaign and one subscriber into the message on the wire: merge
  * fields rendered, links and an open pixel routed through PUBLIC_URL for tracking, and the
  * RFC 2369 / RFC 8058 unsubscribe headers with a signed token (never the address). The
  * Message-ID is derived from campaign and subscriber, so a resend after a crash carries the
@@ -22,15 +23,19 @@ export class CampaignMessageBuilder {
     private readonly tokens: RecipientTokens,
   ) {}
 
-  build(campaign: Campaign, compiled: CompiledMessage, subscriber: Subscriber): OutgoingMessage {
+  async build(
+    campaign: Campaign,
+    compiled: CompiledMessage,
+    subscriber: Subscriber,
+  ): Promise<OutgoingMessage> {
     const ref: RecipientRef = {
-      accountId: campaign.accountId,
+      accountId: accountIdOfRow(campaign.accountId),
       subscriberId: subscriber.id,
       campaignId: campaign.id,
     };
     const unsubscribeToken = this.tokens.issue('unsubscribe', ref);
     const unsubscribeUrl = `${this.config.publicUrl}/unsubscribe/${unsubscribeToken}`;
-    const rendered = compiled.render({
+    const rendered = await compiled.render({
       ...subscriberVariables(subscriber),
       unsubscribe_url: unsubscribeUrl,
     });
@@ -54,12 +59,11 @@ export class CampaignMessageBuilder {
   /** Click tracking for every http(s) link but the unsubscribe one, and an open pixel. */
   private track(html: string, token: string, unsubscribeUrl: string): string {
     const base = this.config.publicUrl;
-    const linked = html.replace(LINK, (whole, prefix: string, quote: string, href: string) => {
-      const target = href.replace(/&amp;/g, '&');
-      if (target === unsubscribeUrl) return whole;
+    const linked = rewriteLinks(html, (target) => {
+      // A target that cannot be percent-encoded stays as it is (untracked), not a failed send.
+      if (target === unsubscribeUrl || hasInvalidCharacters(target)) return undefined;
       const signature = this.tokens.signValue(token, target);
-      const tracked = `${base}/t/click/${token}?u=${encodeURIComponent(target)}&amp;s=${signature}`;
-      return `${prefix}${quote}${tracked}${quote}`;
+      return `${base}/t/click/${token}?u=${encodeURIComponent(target)}&amp;s=${signature}`;
     });
     const pixel = `<img src="${base}/t/open/${token}" width="1" height="1" alt="" style="display:none">`;
     const close = linked.search(/<\/body>/i);

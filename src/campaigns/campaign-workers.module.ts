@@ -3,11 +3,10 @@ import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
 import { CampaignFanoutProcessor } from './campaign-fanout.processor';
-import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignMessageBuilder } from './campaign-message';
-import { CampaignQueuesModule } from './campaign-send-queue';
 import { CampaignWatchdog } from './campaign-watchdog';
 import { CampaignWorkerWarmup } from './campaign-worker-warmup';
+import { CampaignsCoreModule } from './campaigns-core.module';
 import { RecipientTokens } from './recipient-token';
 
 /**
@@ -15,9 +14,8 @@ import { RecipientTokens } from './recipient-token';
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
-  imports: [CampaignQueuesModule, MailModule, SenderDomainsCoreModule],
+  imports: [CampaignsCoreModule, MailModule, SenderDomainsCoreModule],
   providers: [
-    CampaignLedgerRepository,
     CampaignMessageBuilder,
     RecipientTokens,
     CampaignFanoutProcessor,

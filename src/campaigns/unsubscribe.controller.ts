@@ -1,8 +1,9 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Public } from '../auth/public.decorator';
 import { NotFoundError } from '../platform/errors/api-errors';
-import { RecipientActivityRepository } from './recipient-activity.repository';
+import { RecipientActivityService } from './recipient-activity.service';
 import { RecipientTokens } from './recipient-token';
 
 /**
@@ -13,11 +14,12 @@ import { RecipientTokens } from './recipient-token';
  * fetch URLs in mail and must not unsubscribe anyone.
  */
 @ApiExcludeController()
+@Public()
 @Controller('unsubscribe')
 export class UnsubscribeController {
   constructor(
     private readonly tokens: RecipientTokens,
-    private readonly activity: RecipientActivityRepository,
+    private readonly activity: RecipientActivityService,
   ) {}
 
   @Get(':token')

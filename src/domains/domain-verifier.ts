@@ -1,3 +1,4 @@
+import { accountIdOfRow } from '../platform/database/account-id';
 import { Inject, Injectable } from '@nestjs/common';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
@@ -63,7 +64,7 @@ export class DomainVerifier {
     const signer = next && promote === next ? next : signing;
     const status = domainStatusFrom(signer && checks[`dkim:${signer.selector}`]);
     const stillVerified = status === 'verified' && domain.status === 'verified';
-    return this.domains.saveCheck(domain.accountId, domain.id, {
+    return this.domains.saveCheck(accountIdOfRow(domain.accountId), domain.id, {
       status,
       checks,
       verifiedAt: status !== 'verified' ? null : stillVerified ? (domain.verifiedAt ?? now) : now,

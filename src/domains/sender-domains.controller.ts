@@ -13,9 +13,10 @@ import { CreateDomainDto } from './domain.dto';
 import { DomainPage, DomainResponse } from './domain.presenter';
 import { SenderDomainsService } from './sender-domains.service';
 
+/** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */
 @ApiTags('domains')
 @ApiBearerAuth()
-@Controller('v1/domains')
+@Controller(['v1/domains', 'dashboard/api/domains'])
 export class SenderDomainsController {
   constructor(private readonly domains: SenderDomainsService) {}
 

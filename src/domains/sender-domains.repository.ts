@@ -1,3 +1,5 @@
+import { AccountId, accountIdOfRow } from '../platform/database/account-id';
+import { claimDueForRecheck, lockDomain } from './sender-domains.sql';
 import { Injectable } from '@nestjs/common';
 import { Prisma, SenderDomain, SenderDomainKey } from '../generated/prisma/client';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -34,25 +36,25 @@ const LIVE_KEYS = {
 export class SenderDomainsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  listPage(accountId: string, page: PageRequest): Promise<DomainWithKeys[]> {
+  listPage(accountId: AccountId, page: PageRequest): Promise<DomainWithKeys[]> {
     return this.prisma.senderDomain.findMany({
       ...keysetPage(accountId, page),
       include: LIVE_KEYS,
     });
   }
 
-  findById(accountId: string, id: string): Promise<DomainWithKeys | null> {
+  findById(accountId: AccountId, id: string): Promise<DomainWithKeys | null> {
     return this.prisma.senderDomain.findFirst({ where: { accountId, id }, include: LIVE_KEYS });
   }
 
   /** The verified domain of this name in this account, if any. */
-  findVerified(accountId: string, name: string): Promise<SenderDomain | null> {
+  findVerified(accountId: AccountId, name: string): Promise<SenderDomain | null> {
     return this.prisma.senderDomain.findFirst({ where: { accountId, name, status: 'verified' } });
   }
 
   /** The key that signs this account's mail from `name`, with its domain; null when none. */
   findSigningKey(
-    accountId: string,
+    accountId: AccountId,
     name: string,
   ): Promise<(SenderDomainKey & { domain: SenderDomain }) | null> {
     return this.prisma.senderDomainKey.findFirst({
@@ -63,7 +65,7 @@ export class SenderDomainsRepository {
 
   /** Null when the account already has a domain of this name (the unique index decides). */
   async create(
-    accountId: string,
+    accountId: AccountId,
     domain: { id: string; name: string },
     key: NewKey,
   ): Promise<DomainWithKeys | null> {
@@ -85,7 +87,7 @@ export class SenderDomainsRepository {
     }
   }
 
-  async delete(accountId: string, id: string): Promise<boolean> {
+  async delete(accountId: AccountId, id: string): Promise<boolean> {
     const { count } = await this.prisma.senderDomain.deleteMany({ where: { accountId, id } });
     return count > 0;
   }
@@ -95,12 +97,9 @@ export class SenderDomainsRepository {
    * cannot both add one: a domain waits for at most one new key at a time, and only a domain
    * that has a signing key can rotate it.
    */
-  addRotationKey(accountId: string, domainId: string, key: NewKey): Promise<AddKeyOutcome> {
+  addRotationKey(accountId: AccountId, domainId: string, key: NewKey): Promise<AddKeyOutcome> {
     return this.prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM sender_domains
-        WHERE account_id = ${accountId}::uuid AND id = ${domainId}::uuid
-        FOR UPDATE`;
+      const locked = await tx.$queryRaw<{ id: string }[]>(lockDomain(accountId, domainId));
       if (locked.length === 0) return 'not_found';
       const live = await tx.senderDomainKey.findMany({
         where: { accountId, domainId, status: { in: ['active', 'pending'] } },
@@ -118,12 +117,9 @@ export class SenderDomainsRepository {
    * transaction as the new status, under the domain's row lock: at every moment exactly one
    * key signs, and it is one whose record was found. False when the domain is gone.
    */
-  saveCheck(accountId: string, domainId: string, outcome: CheckOutcome): Promise<boolean> {
+  saveCheck(accountId: AccountId, domainId: string, outcome: CheckOutcome): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM sender_domains
-        WHERE account_id = ${accountId}::uuid AND id = ${domainId}::uuid
-        FOR UPDATE`;
+      const locked = await tx.$queryRaw<{ id: string }[]>(lockDomain(accountId, domainId));
       if (locked.length === 0) return false;
       if (outcome.promoteKeyId) {
         const { count } = await tx.senderDomainKey.updateMany({
@@ -150,21 +146,14 @@ export class SenderDomainsRepository {
     });
   }
 
-  /**
-   * The one query across accounts: claims domains last checked before `before` (or never,
-   * and created before it) for a re-check, by moving their last_checked_at to now. SKIP
-   * LOCKED and the move let any number of workers run it at once without checking a domain
-   * twice.
-   */
-  claimDueForRecheck(before: Date, limit: number): Promise<{ id: string; account_id: string }[]> {
-    return this.prisma.$queryRaw<{ id: string; account_id: string }[]>`
-      UPDATE sender_domains SET last_checked_at = now()
-      WHERE id IN (
-        SELECT id FROM sender_domains
-        WHERE COALESCE(last_checked_at, created_at) < ${before}
-        ORDER BY COALESCE(last_checked_at, created_at)
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id::text, account_id::text`;
+  /** The one query across accounts (see claimDueForRecheck in sender-domains.sql). */
+  async claimDueForRecheck(
+    before: Date,
+    limit: number,
+  ): Promise<{ id: string; accountId: AccountId }[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string; account_id: string }[]>(
+      claimDueForRecheck(before, limit),
+    );
+    return rows.map((row) => ({ id: row.id, accountId: accountIdOfRow(row.account_id) }));
   }
 }

@@ -1,5 +1,6 @@
+import { AccountId } from '../platform/database/account-id';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AuditLog } from '../audit/audit-log';
+import { AuditAction, AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
@@ -92,7 +93,7 @@ export class SenderDomainsService {
       const due = await this.domains.claimDueForRecheck(before, RECHECK_BATCH);
       for (const domain of due) {
         try {
-          await this.check(domain.account_id, domain.id);
+          await this.check(domain.accountId, domain.id);
           checked++;
         } catch (error) {
           if (!(error instanceof NotFoundError)) {
@@ -105,13 +106,18 @@ export class SenderDomainsService {
   }
 
   /** Checks, stores, and audits what changed: the status, or the key that signs. */
-  private async check(accountId: string, id: string, caller?: Principal) {
+  private async check(accountId: AccountId, id: string, caller?: Principal) {
     const domain = await this.find(accountId, id);
     if (!(await this.verifier.verify(domain))) throw new NotFoundError('domain');
     const checked = await this.find(accountId, id);
     const metadata = { domain_id: id, domain: domain.name };
     if (domain.status !== checked.status) {
-      await this.record(accountId, caller, `sender_domain.${checked.status}`, metadata);
+      await this.record(
+        accountId,
+        caller,
+        `sender_domain.${checked.status}` as AuditAction,
+        metadata,
+      );
     }
     const before = activeSelector(domain);
     const after = activeSelector(checked);
@@ -154,7 +160,7 @@ export class SenderDomainsService {
    * (development) or when mail only goes to the local outbox (no SMTP_URL): then nothing can
    * reach anyone's inbox.
    */
-  async assertCanSendFrom(accountId: string, from: string): Promise<void> {
+  async assertCanSendFrom(accountId: AccountId, from: string): Promise<void> {
     if (this.config.allowUnverifiedFrom || !this.config.smtpUrl) return;
     const name = senderDomainOf(from);
     if (name && (await this.domains.findVerified(accountId, name))) return;
@@ -174,7 +180,7 @@ export class SenderDomainsService {
    * subdomain once published. Undefined when the account has no signing key for that domain
    * (the transport's operator-wide key, if configured, signs instead).
    */
-  async signingIdentity(accountId: string, from: string): Promise<SenderIdentity | undefined> {
+  async signingIdentity(accountId: AccountId, from: string): Promise<SenderIdentity | undefined> {
     const name = senderDomainOf(from);
     const key = name ? await this.domains.findSigningKey(accountId, name) : null;
     if (!key) return undefined;
@@ -202,7 +208,7 @@ export class SenderDomainsService {
     return presentDomain(domain, this.config.bounceDomain);
   }
 
-  private async find(accountId: string, id: string): Promise<DomainWithKeys> {
+  private async find(accountId: AccountId, id: string): Promise<DomainWithKeys> {
     const domain = isUuid(id) ? await this.domains.findById(accountId, id) : null;
     if (!domain) throw new NotFoundError('domain');
     return domain;
@@ -219,18 +225,15 @@ export class SenderDomainsService {
     };
   }
 
-  /** Audited as the caller, or as the system (no key, no user) for the workers' re-checks. */
+  /** Audited as the caller (recordBy adds its key or user), or as the system for re-checks. */
   private record(
-    accountId: string,
+    accountId: AccountId,
     caller: Principal | undefined,
-    action: string,
+    action: AuditAction,
     metadata: Record<string, string>,
   ) {
-    return this.audit.record(accountId, {
-      action,
-      apiKeyId: caller?.apiKeyId,
-      metadata: caller?.userId ? { ...metadata, user_id: caller.userId } : metadata,
-    });
+    if (caller) return this.audit.recordBy(caller, { action, metadata });
+    return this.audit.record(accountId, { action, metadata });
   }
 }
 

@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, Subscriber } from '../generated/prisma/client';
 import { Principal } from '../auth/principal';
 import { ErasureGuard } from '../erasure/erasure-guard';
-import { ErasureService } from '../erasure/erasure.service';
+import { ErasureReceipt, ErasureService } from '../erasure/erasure.service';
 import { isUuid, newId } from '../platform/crypto/ids';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 import {
   EmailErasedError,
   NotFoundError,
@@ -15,6 +17,7 @@ import { Paginator } from '../platform/pagination/paginator';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
 import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
+import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SubscribersRepository } from './subscribers.repository';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
@@ -35,6 +38,7 @@ export class SubscribersService {
     private readonly erasureGuard: ErasureGuard,
     private readonly erasure: ErasureService,
     private readonly paginator: Paginator,
+    private readonly searches: SubscriberSearchRepository,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
@@ -43,6 +47,17 @@ export class SubscribersService {
       'subscribers',
       query,
       (page) => this.subscribers.listPage(caller.accountId, page),
+      presentSubscriber,
+    );
+  }
+
+  /** The dashboard's list: subscribers whose email contains `text`, newest first. */
+  search(caller: Principal, query: ListQuery, text: string): Promise<Page<SubscriberResponse>> {
+    return this.paginator.page(
+      caller.accountId,
+      'dashboard-subscribers',
+      query,
+      (page) => this.searches.search(caller.accountId, text, page),
       presentSubscriber,
     );
   }
@@ -106,5 +121,34 @@ export class SubscribersService {
       },
     );
     return presentSubscriber(updated);
+  }
+
+  /** Erases the identity of this subscriber, found by id (the dashboard's Erase button). */
+  async erase(caller: Principal, id: string): Promise<ErasureReceipt> {
+    const subscriber = await this.get(caller, id);
+    return this.erasure.erase(caller, subscriber.email, 'identity.erased_from_dashboard');
+  }
+
+  // What other modules need of subscribers: rows to render mail with, and the unsubscribe
+  // link. They take an account id rather than a caller: workers and signed links have none.
+
+  /** A subscriber's row (merge fields for a template preview); null when there is none. */
+  findRow(accountId: AccountId, id: string): Promise<Subscriber | null> {
+    return isUuid(id) ? this.subscribers.findById(accountId, id) : Promise.resolve(null);
+  }
+
+  /** The rows of a chunk of campaign recipients (the send hot path); erased ones are missing. */
+  findRows(accountId: AccountId, ids: string[]): Promise<Subscriber[]> {
+    return this.subscribers.findByIds(accountId, ids);
+  }
+
+  /** The subscriber an address belongs to, inside the caller's transaction. */
+  findByEmail(accountId: AccountId, email: string, tx: Db): Promise<Subscriber | null> {
+    return this.subscribers.findByEmail(accountId, normalizeEmail(email), tx);
+  }
+
+  /** An unsubscribe link was followed: idempotent, a no-op for someone erased meanwhile. */
+  unsubscribe(accountId: AccountId, id: string): Promise<void> {
+    return this.subscribers.unsubscribe(accountId, id);
   }
 }

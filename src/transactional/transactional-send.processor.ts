@@ -4,21 +4,17 @@ import type { Job } from 'bullmq';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { envelopeSenderFor } from '../domains/sender-identity';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import { parseAccountId } from '../platform/database/account-id';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { TRANSACTIONAL_CLAIM_LEASE_MS, TRANSACTIONAL_CONCURRENCY } from '../platform/settings';
 import { recipientStorageKey } from './transactional-erasure.participant';
 import {
   ClaimedMessage,
   TransactionalMessagesRepository,
 } from './transactional-messages.repository';
+import { TransactionalOutcomes } from './transactional-outcomes';
 import { TransactionalJob } from './transactional-queue';
-
-/**
- * How long a claim protects a message from other workers. Longer than the slowest SMTP
- * exchange nodemailer allows; after it the worker is presumed dead and the sweep requeues
- * the message (so a crash mid-send may send it twice, never zero times).
- */
-export const CLAIM_LEASE_MS = 15 * 60_000;
 
 const MAX_ERROR_LENGTH = 500;
 /** How long shutdown waits to learn whether Redis answers before forcing the worker closed. */
@@ -29,12 +25,13 @@ const REDIS_PROBE_MS = 1000;
  * conditional UPDATE, holds the content. Permanent refusals (SMTP 5xx) and the last attempt
  * mark it failed; temporary ones give it back and let BullMQ retry with backoff.
  */
-@Processor(QUEUES.transactional, { concurrency: 8 })
+@Processor(QUEUES.transactional, { concurrency: TRANSACTIONAL_CONCURRENCY })
 export class TransactionalSendProcessor extends WorkerHost implements OnModuleDestroy {
   private readonly logger = new Logger(TransactionalSendProcessor.name);
 
   constructor(
     private readonly messages: TransactionalMessagesRepository,
+    private readonly outcomes: TransactionalOutcomes,
     private readonly mail: MailTransport,
     private readonly senderDomains: SenderDomainsService,
   ) {
@@ -42,8 +39,12 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
   }
 
   async process(job: Job<TransactionalJob>): Promise<void> {
-    const { accountId, messageId } = job.data;
-    const message = await this.messages.claim(accountId, messageId, CLAIM_LEASE_MS);
+    const accountId = parseAccountId(job.data.accountId);
+    const message = await this.messages.claim(
+      accountId,
+      job.data.messageId,
+      TRANSACTIONAL_CLAIM_LEASE_MS,
+    );
     // Sent, failed, erased, or being sent by another worker: nothing to do.
     if (!message) return;
 
@@ -67,7 +68,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
       return;
     }
     // Outside the try: once the relay accepted it, a failure to record must not resend it now.
-    await this.messages.markSent(message, headerMessageId, normalizeEmail(to));
+    await this.outcomes.sent(message, headerMessageId, normalizeEmail(to));
   }
 
   /**
@@ -106,7 +107,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
         error instanceof MailDeliveryError
           ? { hard: permanent, emailNormalized: normalizeEmail(message.toAddress!) }
           : undefined;
-      await this.messages.markFailed(message, reason, bounce);
+      await this.outcomes.failed(message, reason, bounce);
       return;
     }
     await this.messages.release(message, reason);

@@ -4,22 +4,38 @@ import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { SubscribersModule } from '../subscribers/subscribers.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalContent } from './transactional-content';
 import { TransactionalErasureParticipant } from './transactional-erasure.participant';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
+import { TransactionalOutcomes } from './transactional-outcomes';
 import { TransactionalQueue } from './transactional-queue';
 import { TransactionalSendProcessor } from './transactional-send.processor';
 import { TransactionalSweeper } from './transactional-sweeper';
 import { TransactionalController } from './transactional.controller';
 import { TransactionalService } from './transactional.service';
 
-/** The data layer and the queue, shared by the API and the workers. */
+/**
+ * The data layer and the queue, shared by the API and the workers. Subscribers are read (a
+ * template's merge fields) and counted (sends and bounces) through their module's services.
+ */
 @Module({
-  imports: [BullModule.registerQueue({ name: QUEUES.transactional })],
-  providers: [TransactionalMessagesRepository, IdempotencyKeysRepository, TransactionalQueue],
-  exports: [TransactionalMessagesRepository, IdempotencyKeysRepository, TransactionalQueue],
+  imports: [BullModule.registerQueue({ name: QUEUES.transactional }), SubscribersModule],
+  providers: [
+    TransactionalMessagesRepository,
+    IdempotencyKeysRepository,
+    TransactionalOutcomes,
+    TransactionalQueue,
+  ],
+  exports: [
+    TransactionalMessagesRepository,
+    IdempotencyKeysRepository,
+    TransactionalOutcomes,
+    TransactionalQueue,
+    SubscribersModule,
+  ],
 })
 export class TransactionalCoreModule {}
 

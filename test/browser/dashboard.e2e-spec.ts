@@ -4,7 +4,7 @@ import { TestApi, TestEnv } from '../support/test-env';
 import { ensureWebBuild, hasChromium, launchChromium, screenshot } from './browser';
 
 /**
- * The dashboard in a real browser (issue 5): a person signs up, issues a key and sees it work
+ * The dashboard in a real browser: a person signs up, issues a key and sees it work
  * and stop working on /v1, builds a template, a segment and a campaign, sends it and watches
  * it finish, erases a subscriber, and reads the audit log. Every page is screenshotted into
  * var/screenshots/ for a human to look at.
@@ -252,7 +252,8 @@ describeWithChromium('dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Sent', exact: true }).waitFor();
     await page.getByTestId('progress-text').getByText('2 of 2 messages sent').waitFor();
     await page.getByRole('img', { name: /Delivered 2/ }).waitFor();
-    await page.waitForTimeout(400); // the bar's last stretch is animated
+    // The bar's last stretch is animated (a CSS transition): shoot once it has come to rest.
+    await page.waitForFunction('document.getAnimations().length === 0');
     await screenshot(page, '15-campaign-sent');
 
     await nav('Campaigns');

@@ -2,10 +2,11 @@ import { authenticate } from 'mailauth';
 import request from 'supertest';
 import { DomainRecheck } from '../../src/domains/domain-recheck';
 import { SecretBox } from '../../src/platform/crypto/secret-box';
-import { seedSubscribers, waitUntilSent } from '../support/campaign-fixtures';
+import { waitUntilSent } from '../support/campaign-fixtures';
 import { TestDnsServer } from '../support/dns-server';
 import { ReceivedMessage, SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
 
 const BOUNCE_DOMAIN = 'bounce.herald.test';
 
@@ -70,14 +71,10 @@ describe('sender domains', () => {
       html: '<p>Hi there</p>',
     });
 
-  const received = async (to: string): Promise<ReceivedMessage> => {
-    for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
-      const message = sink.messages.find((m) => m.to.includes(to));
-      if (message) return message;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`no message to ${to}`);
-  };
+  const received = (to: string): Promise<ReceivedMessage> =>
+    waitFor(() => sink.messages.find((m) => m.to.includes(to)), {
+      message: `no message to ${to}`,
+    });
 
   /** What a receiving MTA at 127.0.0.1's peer would conclude about the message. */
   const authenticateAsReceiver = (message: ReceivedMessage) =>
@@ -388,7 +385,7 @@ describe('sender domains', () => {
       expect(patched.status).toBe(422);
       expect(patched.body.error.details[0]).toMatchObject({ code: 'unverified_domain' });
 
-      const [reader] = await seedSubscribers(env, a.accountId, 1, { prefix: `camp${++seq}-` });
+      const [reader] = await api.make.subscribers(a.accountId, 1, { prefix: `camp${++seq}-` });
       await call(a.auth, 'post', `/v1/campaigns/${created.body.id}/send`).expect(202);
       await waitUntilSent(api.server, a.auth, created.body.id);
       const message = await received(reader.email);

@@ -1,6 +1,6 @@
 import { Scope, SCOPES } from '../../auth/scopes';
 
-/** What each scope lets a key do, in the words the Create key form shows (SPEC §5.5). */
+/** What each scope lets a key do, in the words the Create key form shows. */
 const GRANTS: Record<Scope, string> = {
   'subscribers:read': 'Read subscribers',
   'subscribers:write': 'Create, update and erase subscribers',

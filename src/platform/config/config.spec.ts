@@ -12,7 +12,13 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       publicUrl: 'http://localhost:3000',
       queuePrefix: 'herald',
+      logLevel: 'info',
     });
+  });
+
+  it('takes LOG_LEVEL in any case', () => {
+    expect(loadConfig({ ...base, LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
+    expect(loadConfig({ ...base, LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
   });
 
   it.each([
@@ -28,6 +34,11 @@ describe('loadConfig', () => {
     ['DNS_SERVERS', '1.1.1.1,,8.8.8.8', /DNS_SERVERS/],
     ['ALLOW_UNVERIFIED_FROM', 'yes please', /ALLOW_UNVERIFIED_FROM/],
     ['BOUNCE_DOMAIN', 'not a host!', /BOUNCE_DOMAIN/],
+    [
+      'LOG_LEVEL',
+      'loud',
+      /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/,
+    ],
   ])('stops on a bad %s, naming it', (name, value, message) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(message);

@@ -13,9 +13,9 @@ export interface HeraldConfig {
   publicUrl: string;
   queuePrefix: string;
   secret: string;
-  logLevel: string;
+  logLevel: LogLevel;
   rateLimits: RateLimitConfig;
-  /** DKIM signing of every outgoing message, when a key is configured (CONTRACT §5). */
+  /** DKIM signing of every outgoing message, when a key is configured. */
   dkim: DkimConfig | undefined;
   /** DNS_SERVERS: the resolvers sender-domain checks ask (`ip` or `ip:port`); unset: the system's. */
   dnsServers: string[] | undefined;
@@ -56,6 +56,10 @@ export interface RateLimitConfig {
   burstWindowSeconds: number;
 }
 
+/** pino's levels: LOG_LEVEL takes one of these (in any case). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
     super(`Invalid configuration: ${variable} ${problem}`);
@@ -95,7 +99,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     publicUrl,
     queuePrefix,
     secret: env.HERALD_SECRET ?? readOrCreateSecret(resolve('var/secret')),
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: parseLogLevel(env.LOG_LEVEL),
     rateLimits: parseRateLimits(env),
     dkim: parseDkim(env),
     dnsServers: parseDnsServers(env.DNS_SERVERS),
@@ -201,6 +205,17 @@ function parseDkim(env: Env): DkimConfig | undefined {
     throw new ConfigError('DKIM_SELECTOR', 'must be a DNS label');
   }
   return { domain, selector, privateKey };
+}
+
+// Checked here because pino, left to find out, stops the process with "unknown level"
+// without saying which setting holds it.
+function parseLogLevel(value: string | undefined): LogLevel {
+  if (value === undefined || value.trim() === '') return 'info';
+  const level = value.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  }
+  return level as LogLevel;
 }
 
 function parsePort(value: string): number {

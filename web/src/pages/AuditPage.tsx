@@ -23,6 +23,12 @@ const ACTIONS: Record<string, string> = {
   'sender_domain.pending': 'A sender domain awaits verification',
   'sender_domain.rotation_started': 'Started a DKIM key rotation',
   'sender_domain.key_rotated': 'A new DKIM key took over signing',
+  'campaign.created': 'Created a campaign',
+  'campaign.deleted': 'Deleted a campaign',
+  'template.created': 'Created a template',
+  'template.deleted': 'Deleted a template',
+  'segment.created': 'Created a segment',
+  'segment.deleted': 'Deleted a segment',
 };
 
 export function AuditPage() {
