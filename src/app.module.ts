@@ -6,6 +6,7 @@ import { RouteGuard } from './auth/route.guard';
 import { CampaignWorkersModule } from './campaigns/campaign-workers.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { SenderDomainsModule, SenderDomainsWorkersModule } from './domains/sender-domains.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
@@ -58,7 +59,7 @@ export class AppModule {
    * consume jobs (`--api-only`) simply leaves them out.
    */
   private static workers(): NonNullable<ModuleMetadata['imports']> {
-    return [CampaignWorkersModule, TransactionalWorkerModule];
+    return [CampaignWorkersModule, TransactionalWorkerModule, SenderDomainsWorkersModule];
   }
 
   /** The HTTP API; with `workers` (the default, `npm start`) it also runs the processors. */
@@ -76,6 +77,7 @@ export class AppModule {
         TemplatesModule,
         CampaignsModule,
         TransactionalModule,
+        SenderDomainsModule,
         DashboardModule,
       ],
       providers: [

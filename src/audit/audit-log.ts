@@ -26,7 +26,14 @@ export type AuditAction =
   | 'segment.deleted'
   | 'campaign.created'
   | 'campaign.deleted'
-  | 'campaign.sent';
+  | 'campaign.sent'
+  | 'sender_domain.added'
+  | 'sender_domain.deleted'
+  | 'sender_domain.verified'
+  | 'sender_domain.failed'
+  | 'sender_domain.pending'
+  | 'sender_domain.rotation_started'
+  | 'sender_domain.key_rotated';
 
 export interface AuditEntry {
   action: AuditAction;

@@ -16,6 +16,8 @@ export const SCOPES = [
   'templates:write',
   'transactional:send',
   'stats:read',
+  'domains:read',
+  'domains:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -55,6 +57,13 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
 
   'POST /v1/transactional/send': 'transactional:send',
   'GET /v1/transactional/:id': 'transactional:send',
+
+  'GET /v1/domains': 'domains:read',
+  'GET /v1/domains/:id': 'domains:read',
+  'POST /v1/domains': 'domains:write',
+  'DELETE /v1/domains/:id': 'domains:write',
+  'POST /v1/domains/:id/verify': 'domains:write',
+  'POST /v1/domains/:id/rotate': 'domains:write',
 };
 
 export function requiredScope(method: string, routePath: string): Scope | undefined {

@@ -1,6 +1,8 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
+import { SenderDomainsService } from '../domains/sender-domains.service';
+import { envelopeSenderFor, SenderIdentity } from '../domains/sender-identity';
 import { Campaign, Subscriber } from '../generated/prisma/client';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
 import { ValidationFailedError } from '../platform/errors/api-errors';
@@ -51,6 +53,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly subscribers: SubscribersService,
     private readonly messages: CampaignMessageBuilder,
     private readonly transport: MailTransport,
+    private readonly senderDomains: SenderDomainsService,
   ) {
     super();
   }
@@ -74,6 +77,8 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       if (!(error instanceof ValidationFailedError)) throw error;
       return unrenderable(error);
     });
+    // One From per campaign: its signing key is looked up once per job.
+    const sender = await this.senderDomains.signingIdentity(accountId, campaign.fromAddress);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const deferred: string[] = [];
     const recorder = new OutcomeRecorder(
@@ -96,6 +101,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
           // deliverOne never rejects: every failure is an outcome.
           void this.deliverOne(
             campaign,
+            sender,
             compiled,
             subscriberId,
             subscribers.get(subscriberId),
@@ -136,6 +142,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
 
   private async deliverOne(
     campaign: Campaign,
+    sender: SenderIdentity | undefined,
     compiled: CompiledMessage,
     subscriberId: string,
     subscriber: Subscriber | undefined,
@@ -148,7 +155,11 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       return { subscriberId, kind: 'skipped', reason: subscriber.status as 'bounced' };
     }
     try {
-      await this.transport.send(await this.messages.build(campaign, compiled, subscriber));
+      await this.transport.send({
+        ...(await this.messages.build(campaign, compiled, subscriber)),
+        dkim: sender?.dkim,
+        envelopeFrom: envelopeSenderFor(sender),
+      });
       return { subscriberId, kind: 'delivered' };
     } catch (error) {
       if (error instanceof MailDeliveryError) {

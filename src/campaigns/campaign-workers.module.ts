@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
 import { CampaignFanoutProcessor } from './campaign-fanout.processor';
@@ -13,7 +14,7 @@ import { RecipientTokens } from './recipient-token';
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
-  imports: [CampaignsCoreModule, MailModule],
+  imports: [CampaignsCoreModule, MailModule, SenderDomainsCoreModule],
   providers: [
     CampaignMessageBuilder,
     RecipientTokens,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { TemplatesModule } from '../templates/templates.module';
 import { CampaignErasureParticipant } from './campaign-erasure.participant';
@@ -19,7 +20,7 @@ import { UnsubscribeController } from './unsubscribe.controller';
  * participant.
  */
 @Module({
-  imports: [CampaignsCoreModule, MailModule, TemplatesModule],
+  imports: [CampaignsCoreModule, MailModule, TemplatesModule, SenderDomainsCoreModule],
   controllers: [
     CampaignsController,
     CampaignsDashboardController,

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Campaign } from '../generated/prisma/client';
 import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
+import { SenderDomainsService } from '../domains/sender-domains.service';
 import { isUuid, newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
 import {
@@ -39,6 +40,7 @@ export class CampaignsService {
     private readonly segments: SegmentsService,
     private readonly queue: CampaignSendQueue,
     private readonly paginator: Paginator,
+    private readonly senderDomains: SenderDomainsService,
     private readonly audit: AuditLog,
   ) {}
 
@@ -154,7 +156,8 @@ export class CampaignsService {
 
   /**
    * A campaign needs content from exactly one source (a template, or html and/or text),
-   * ids that exist in this account, and merge fields that compile.
+   * ids that exist in this account, merge fields that compile, and a From on a verified
+   * sender domain of the account.
    */
   private async validate(accountId: AccountId, columns: CampaignColumns): Promise<void> {
     const details: ErrorDetail[] = [];
@@ -190,6 +193,10 @@ export class CampaignsService {
         details.push(...error.details);
       }
     }
+    await this.senderDomains.assertCanSendFrom(accountId, columns.fromAddress).catch((error) => {
+      if (!(error instanceof ValidationFailedError)) throw error;
+      details.push(...error.details);
+    });
     if (details.length > 0) throw new ValidationFailedError(details);
   }
 }

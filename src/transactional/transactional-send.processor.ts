@@ -1,6 +1,8 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { SenderDomainsService } from '../domains/sender-domains.service';
+import { envelopeSenderFor } from '../domains/sender-identity';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { parseAccountId } from '../platform/database/account-id';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
@@ -31,6 +33,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     private readonly messages: TransactionalMessagesRepository,
     private readonly outcomes: TransactionalOutcomes,
     private readonly mail: MailTransport,
+    private readonly senderDomains: SenderDomainsService,
   ) {
     super();
   }
@@ -48,6 +51,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     const to = message.toAddress!;
     let headerMessageId: string;
     try {
+      const sender = await this.senderDomains.signingIdentity(accountId, message.fromAddress);
       ({ messageId: headerMessageId } = await this.mail.send({
         from: message.fromAddress,
         to,
@@ -56,6 +60,8 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
         text: message.text,
         messageId: message.id,
         storageKey: recipientStorageKey(message.recipientHash),
+        dkim: sender?.dkim,
+        envelopeFrom: envelopeSenderFor(sender),
       }));
     } catch (error) {
       await this.recordFailure(job, message, error);

@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
@@ -40,7 +41,13 @@ export class TransactionalCoreModule {}
 
 /** The API side: POST /v1/transactional/send, GET /v1/transactional/{id}, erasure. */
 @Module({
-  imports: [TransactionalCoreModule, ErasureModule, TemplatesModule, MailModule],
+  imports: [
+    TransactionalCoreModule,
+    ErasureModule,
+    TemplatesModule,
+    MailModule,
+    SenderDomainsCoreModule,
+  ],
   controllers: [TransactionalController],
   providers: [TransactionalService, TransactionalContent, TransactionalErasureParticipant],
 })
@@ -48,7 +55,7 @@ export class TransactionalModule {}
 
 /** The worker side: the send processor and the recovery sweep. */
 @Module({
-  imports: [TransactionalCoreModule, MailModule],
+  imports: [TransactionalCoreModule, MailModule, SenderDomainsCoreModule],
   providers: [TransactionalSendProcessor, TransactionalSweeper],
 })
 export class TransactionalWorkerModule {}

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Principal } from '../auth/principal';
+import { SenderDomainsService } from '../domains/sender-domains.service';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { isUuid, newId } from '../platform/crypto/ids';
 import { KeyedHasher } from '../platform/crypto/keyed-hasher';
@@ -50,6 +51,7 @@ export class TransactionalService {
     private readonly erasureGuard: ErasureGuard,
     private readonly queue: TransactionalQueue,
     private readonly hasher: KeyedHasher,
+    private readonly senderDomains: SenderDomainsService,
     private readonly subscribers: SubscribersService,
   ) {}
 
@@ -94,6 +96,7 @@ export class TransactionalService {
     key?: string,
   ): Promise<SendOutcome> {
     const { accountId } = caller;
+    await this.senderDomains.assertCanSendFrom(accountId, body.from);
     const prepared = await this.content.prepare(accountId, body);
     const response: StoredResponse = {
       status: ACCEPTED,

@@ -88,8 +88,8 @@ describeWithChromium('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create API key' });
     await dialog.getByLabel('Name').fill('Storefront');
-    // All eleven scopes are offered, grouped by resource.
-    await expect(dialog.getByRole('checkbox').count()).resolves.toBe(11);
+    // All thirteen scopes are offered, grouped by resource.
+    await expect(dialog.getByRole('checkbox').count()).resolves.toBe(13);
     await dialog.getByRole('checkbox', { name: /subscribers:read/ }).check();
     await dialog.getByRole('checkbox', { name: /subscribers:write/ }).check();
     await screenshot(page, '03-create-key', false);

@@ -24,7 +24,11 @@ describe('campaign send recovery', () => {
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
-    env = await TestEnv.create({ SMTP_URL: sink.url, RATE_LIMIT_SEND: '1000' });
+    env = await TestEnv.create({
+      SMTP_URL: sink.url,
+      RATE_LIMIT_SEND: '1000',
+      ALLOW_UNVERIFIED_FROM: '1',
+    });
     api = await TestApi.start(env, { workers: false });
     fanout = api.app.get(CampaignAudienceSnapshot);
   });

@@ -19,6 +19,7 @@ describe('campaign send over SMTP', () => {
       PUBLIC_URL: 'https://herald.test',
       RATE_LIMIT: '100000',
       RATE_LIMIT_SEND: '100000',
+      ALLOW_UNVERIFIED_FROM: '1',
     });
     api = await TestApi.start(env);
   });

@@ -41,7 +41,11 @@ describe('a worker killed mid-campaign', () => {
 
   beforeAll(async () => {
     sink = await SmtpSink.start({ keepBodies: false });
-    env = await TestEnv.create({ SMTP_URL: sink.url, RATE_LIMIT_SEND: '1000' });
+    env = await TestEnv.create({
+      SMTP_URL: sink.url,
+      RATE_LIMIT_SEND: '1000',
+      ALLOW_UNVERIFIED_FROM: '1',
+    });
     api = await TestApi.start(env, { workers: false });
   });
   afterAll(async () => {

@@ -264,11 +264,11 @@ describe('dashboard API: people, sessions, CSRF, throttling, keys', () => {
   describe('API keys', () => {
     let created: { id: string; secret: string; redacted: string };
 
-    it('lists all eleven scopes, grouped by resource', async () => {
+    it('lists all thirteen scopes, grouped by resource', async () => {
       const response = await owner.get('/dashboard/api/scopes').expect(200);
       const groups = response.body.data as { resource: string; scopes: { scope: string }[] }[];
       const scopes = groups.flatMap((group) => group.scopes.map((item) => item.scope));
-      expect(scopes).toHaveLength(11);
+      expect(scopes).toHaveLength(13);
       expect(groups.map((group) => group.resource)).toEqual([
         'subscribers',
         'segments',
@@ -276,6 +276,7 @@ describe('dashboard API: people, sessions, CSRF, throttling, keys', () => {
         'templates',
         'transactional',
         'stats',
+        'domains',
       ]);
     });
 

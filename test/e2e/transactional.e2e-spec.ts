@@ -61,7 +61,8 @@ describe('transactional sends', () => {
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
-    env = await TestEnv.create({ SMTP_URL: sink.url });
+    // These tests send from domains nobody verified; test/e2e/sender-domains covers the check.
+    env = await TestEnv.create({ SMTP_URL: sink.url, ALLOW_UNVERIFIED_FROM: '1' });
     api = await TestApi.start(env);
     ({ accountId, auth } = await api.tenant());
   });

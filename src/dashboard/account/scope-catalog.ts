@@ -13,6 +13,8 @@ const GRANTS: Record<Scope, string> = {
   'templates:write': 'Create, update and delete templates',
   'transactional:send': 'Send transactional email',
   'stats:read': 'Read statistics',
+  'domains:read': 'Read sender domains and their DNS records',
+  'domains:write': 'Add, verify, rotate and delete sender domains',
 };
 
 export interface ScopeGroup {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
@@ -16,6 +17,18 @@ export interface HeraldConfig {
   rateLimits: RateLimitConfig;
   /** DKIM signing of every outgoing message, when a key is configured. */
   dkim: DkimConfig | undefined;
+  /** DNS_SERVERS: the resolvers sender-domain checks ask (`ip` or `ip:port`); unset: the system's. */
+  dnsServers: string[] | undefined;
+  /**
+   * ALLOW_UNVERIFIED_FROM=1 lets mail leave with a From on a domain the account has not
+   * verified. For development only: without it an account could send as anyone.
+   */
+  allowUnverifiedFrom: boolean;
+  /**
+   * BOUNCE_DOMAIN (default: the PUBLIC_URL host): where bounces come back to. Sender domains
+   * point their return-path MX at it and include its SPF record.
+   */
+  bounceDomain: string;
 }
 
 export interface DkimConfig {
@@ -89,7 +102,50 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     logLevel: parseLogLevel(env.LOG_LEVEL),
     rateLimits: parseRateLimits(env),
     dkim: parseDkim(env),
+    dnsServers: parseDnsServers(env.DNS_SERVERS),
+    allowUnverifiedFrom: parseFlag(env, 'ALLOW_UNVERIFIED_FROM'),
+    bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),
   };
+}
+
+/**
+ * `host[:port]` entries, comma-separated, as node:dns takes them: the hosts are IP addresses
+ * (a resolver cannot be found by name), IPv6 with a port in brackets (`[::1]:5353`).
+ */
+export function parseDnsServers(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw.split(',').map((entry) => {
+    const server = entry.trim();
+    const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server);
+    const hostPort = /^([^:]+)(?::(\d{1,5}))?$/.exec(server);
+    const [host, port] = bracketed
+      ? [bracketed[1], bracketed[2]]
+      : hostPort
+        ? [hostPort[1], hostPort[2]]
+        : [server, undefined];
+    if (!isIP(host) || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+      throw new ConfigError(
+        'DNS_SERVERS',
+        `must be comma-separated IP addresses with optional ports (1.1.1.1, 127.0.0.1:5353, [::1]:53), got "${server}"`,
+      );
+    }
+    return server;
+  });
+}
+
+function parseFlag(env: Env, variable: string): boolean {
+  const raw = env[variable]?.trim().toLowerCase();
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(variable, `must be 1 or 0, got "${env[variable]}"`);
+}
+
+function parseBounceDomain(raw: string | undefined, publicUrl: string): string {
+  const domain = (raw?.trim() || new URL(publicUrl).hostname).toLowerCase().replace(/\.$/, '');
+  if (!/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(domain)) {
+    throw new ConfigError('BOUNCE_DOMAIN', `must be a host name, got "${domain}"`);
+  }
+  return domain;
 }
 
 function parseRateLimits(env: Env): RateLimitConfig {

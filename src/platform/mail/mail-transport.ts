@@ -23,6 +23,13 @@ export interface OutgoingMessage {
    * deletes their folder. Messages without one go to `misc`.
    */
   storageKey?: string;
+  /**
+   * The key to sign this message with (its sender domain's); replaces the operator-wide
+   * DKIM_* key, which signs only messages that bring none.
+   */
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  /** The envelope sender (MAIL FROM, the Return-Path); the From address when absent. */
+  envelopeFrom?: string;
 }
 
 export interface DeliveryReceipt {
@@ -52,7 +59,8 @@ const DEFAULT_POOL_SIZE = 8;
 
 /**
  * Where every message leaves Herald. With SMTP_URL: one pooled nodemailer SMTP transport per
- * process, closed on shutdown; DKIM-signed when DKIM_DOMAIN and a key are configured. Without it: RFC 5322 `.eml` files built by nodemailer itself,
+ * process, closed on shutdown; DKIM-signed with the message's own key (its sender domain's), else
+ * with the operator-wide key when DKIM_DOMAIN and a key are configured. Without it: RFC 5322 `.eml` files built by nodemailer itself,
  * under `outboxDir/<storageKey or misc>/<messageId>.eml`, so a self-hosted install works
  * before it has a relay, and erasure can delete a person's copies by folder.
  */
@@ -87,6 +95,8 @@ export class MailTransport implements OnModuleDestroy {
       text: message.text ?? undefined,
       headers: message.headers,
       messageId,
+      dkim: message.dkim,
+      envelope: message.envelopeFrom ? { from: message.envelopeFrom, to: message.to } : undefined,
     };
     if (this.smtp) return this.sendSmtp(this.smtp, mail, messageId);
     return this.writeToOutbox(mail, messageId, message);

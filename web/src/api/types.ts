@@ -172,3 +172,27 @@ export interface Timeline {
   bucket_seconds: number;
   buckets: ({ at: string } & Record<TimelineSeries, number>)[];
 }
+
+export type RecordStatus = 'pending' | 'found' | 'missing' | 'mismatch';
+
+export interface DomainRecord {
+  purpose: 'dkim' | 'spf' | 'return_path' | 'dmarc';
+  type: 'TXT' | 'MX';
+  name: string;
+  value: string;
+  priority?: number;
+  status: RecordStatus;
+  reason: string | null;
+}
+
+export interface SenderDomain {
+  id: string;
+  name: string;
+  status: 'pending' | 'verified' | 'failed';
+  records: DomainRecord[];
+  verified_at: string | null;
+  last_checked_at: string | null;
+  dkim_selector: string;
+  pending_dkim_selector: string | null;
+  created_at: string;
+}
