@@ -4,7 +4,12 @@ import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
-import { ConflictError, NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
+import {
+  ConflictError,
+  InsufficientScopeError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
 import { SubscribersService } from '../subscribers/subscribers.service';
@@ -99,6 +104,10 @@ export class TemplatesService {
     body: PreviewTemplateDto,
   ): Promise<RenderedTemplateResponse> {
     const template = await this.find(caller.accountId, id);
+    // A preview with a subscriber shows that person's data: a key must be allowed to read it.
+    if (body.subscriber_id && !caller.scopes.includes('subscribers:read')) {
+      throw new InsufficientScopeError('subscribers:read');
+    }
     const variables = body.subscriber_id
       ? subscriberVariables(await this.subscriber(caller.accountId, body.subscriber_id))
       : {};

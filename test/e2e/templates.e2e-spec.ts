@@ -131,6 +131,29 @@ describe('templates (e2e)', () => {
       });
     });
 
+    it("needs subscribers:read to show a subscriber's data, not only templates:read", async () => {
+      const subscriber = await http()
+        .post('/v1/subscribers')
+        .set('Authorization', auth)
+        .send({ email: 'private@example.com', first_name: 'Private' });
+      expect(subscriber.status).toBe(201);
+      // A key of the same account (another account would get a 404) without subscribers:read.
+      const { key } = await api.make.key(accountId, ['templates:read']);
+      const sameAccount = `Bearer ${key}`;
+      const refused = await http()
+        .post(`/v1/templates/${templateId}/preview`)
+        .set('Authorization', sameAccount)
+        .send({ subscriber_id: subscriber.body.id });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('insufficient_scope');
+      expect(JSON.stringify(refused.body)).not.toContain('Private');
+      const sampleOnly = await http()
+        .post(`/v1/templates/${templateId}/preview`)
+        .set('Authorization', sameAccount)
+        .send({ data: { first_name: 'Sample' } });
+      expect(sampleOnly.status).toBe(200);
+    });
+
     it('answers 422 for a subscriber of another account', async () => {
       const other = await api.tenant('Other');
       const theirs = await http()

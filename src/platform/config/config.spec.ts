@@ -34,6 +34,8 @@ describe('loadConfig', () => {
     ['DNS_SERVERS', '1.1.1.1,,8.8.8.8', /DNS_SERVERS/],
     ['ALLOW_UNVERIFIED_FROM', 'yes please', /ALLOW_UNVERIFIED_FROM/],
     ['BOUNCE_DOMAIN', 'not a host!', /BOUNCE_DOMAIN/],
+    ['HERALD_SECRET', '', /HERALD_SECRET must be at least 32 characters/],
+    ['HERALD_SECRET', 'x'.repeat(31), /HERALD_SECRET/],
     [
       'LOG_LEVEL',
       'loud',

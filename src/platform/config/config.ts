@@ -98,7 +98,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     outboxDir: resolve(env.OUTBOX_DIR ?? 'var/outbox'),
     publicUrl,
     queuePrefix,
-    secret: env.HERALD_SECRET ?? readOrCreateSecret(resolve('var/secret')),
+    secret: parseSecret(env.HERALD_SECRET),
     logLevel: parseLogLevel(env.LOG_LEVEL),
     rateLimits: parseRateLimits(env),
     dkim: parseDkim(env),
@@ -235,6 +235,19 @@ function parseUrl(variable: string, value: string, protocols: string[]): string 
   }
   if (!protocols.includes(url.protocol)) {
     throw new ConfigError(variable, `must start with ${protocols.join(' or ')}//`);
+  }
+  return value;
+}
+
+/**
+ * The master secret keys cursors, erasure hashes, sessions and sealed keys: a short one could
+ * be guessed offline from any of them, so a set value shorter than 32 characters (an empty one
+ * included) stops the process instead of being used.
+ */
+function parseSecret(value: string | undefined): string {
+  if (value === undefined) return readOrCreateSecret(resolve('var/secret'));
+  if (value.length < 32) {
+    throw new ConfigError('HERALD_SECRET', `must be at least 32 characters, got ${value.length}`);
   }
   return value;
 }
