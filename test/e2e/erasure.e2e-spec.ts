@@ -53,6 +53,15 @@ describe('erasure', () => {
     });
   });
 
+  it('catches Unicode and punycode twins of an erased address', async () => {
+    await create({ email: 'jos\u00e9@b\u00fccher.example' }).expect(201);
+    const erased = await erase('jos\u00e9@b\u00fccher.example').expect(200);
+    // The same person, typed with a combining accent and with the domain in punycode.
+    await create({ email: 'JOSE\u0301@xn--bcher-kva.example' }).expect(409);
+    const twin = await erase('jose\u0301@B\u00dcCHER.example').expect(200);
+    expect(twin.body.email_hash).toBe(erased.body.email_hash);
+  });
+
   it('answers 409 to every named write of an erased identity, and audits each by hash only', async () => {
     const { body: subscriber } = await create({ email: 'target@example.com' }).expect(201);
     const { body: bystander } = await create({ email: 'bystander@example.com' }).expect(201);

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 
 /**
  * HMAC-SHA256 under the master secret, with a purpose label so a hash made for one use
@@ -22,7 +23,17 @@ export class KeyedHasher {
   }
 }
 
-/** Emails compare case-insensitively and without surrounding blanks everywhere in Herald. */
+/**
+ * The one form in which Herald compares emails (uniqueness, erasure tombstones, suppression):
+ * no surrounding blanks, lower case, Unicode NFC, and the domain in its ASCII (punycode) form.
+ * Without NFC and IDNA, `josé@bücher.example` typed with a combining accent, or with the domain
+ * as `xn--bcher-kva.example`, would be a second identity that slips past an erasure.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  const folded = email.trim().toLowerCase().normalize('NFC');
+  const at = folded.lastIndexOf('@');
+  if (at < 0) return folded;
+  const domain = folded.slice(at + 1);
+  // domainToASCII answers '' for a name IDNA rejects: such a domain is kept as written.
+  return `${folded.slice(0, at)}@${domainToASCII(domain) || domain}`;
 }
