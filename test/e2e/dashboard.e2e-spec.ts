@@ -104,6 +104,16 @@ describe('dashboard API: people, sessions, CSRF, throttling, keys', () => {
       expect(short.body.error.details).toEqual([
         expect.objectContaining({ field: 'password', code: 'too_short' }),
       ]);
+      // Twelve characters is the floor: eleven is still too short.
+      const eleven = await agent.post('/dashboard/api/signup', {
+        account_name: 'Shorty',
+        email: 'short@example.test',
+        password: 'x'.repeat(11),
+      });
+      expect(eleven.status).toBe(422);
+      expect(eleven.body.error.details).toEqual([
+        expect.objectContaining({ field: 'password', code: 'too_short' }),
+      ]);
     });
 
     it('keeps every dashboard API route closed without a session', async () => {

@@ -9,7 +9,7 @@ const COST = 12;
 
 /** bcrypt reads at most 72 bytes; longer passwords are refused rather than silently cut. */
 export const PASSWORD_MAX_BYTES = 72;
-export const PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MIN_LENGTH = 12;
 
 /** Compared against when the email is unknown, so both paths take the same time. */
 const DECOY_HASH = '$2b$12$Mfd5sqex51fGvu0sduN6nOVo3F4MH5AzjFQX1OL4hdrPV8KTgG9UK';

@@ -93,7 +93,7 @@ export function SignUpPage() {
           autoComplete="new-password"
           required
           minLength={10}
-          hint="At least 10 characters."
+          hint="At least 12 characters."
           error={fieldError('password')}
         />
         {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
