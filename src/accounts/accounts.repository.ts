@@ -21,6 +21,16 @@ export class AccountsRepository {
     return { id: accountIdOfRow(row.id), name: row.name };
   }
 
+  /**
+   * Whether the installation has any account yet, inside the caller's transaction. A
+   * transaction-scoped advisory lock makes concurrent first sign-ups take turns, so only one of
+   * them can find the installation empty.
+   */
+  async anyExists(db: Db = this.prisma): Promise<boolean> {
+    await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('herald:first-sign-up'))`;
+    return (await db.account.findFirst({ select: { id: true } })) !== null;
+  }
+
   /** The id, if an account has it. */
   async find(candidate: string): Promise<AccountId | undefined> {
     const found = await this.prisma.account.findUnique({

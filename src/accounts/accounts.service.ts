@@ -23,7 +23,17 @@ export class AccountsService {
    * The account of a sign-up, inside the sign-up's transaction, so a failed owner insert leaves
    * no ownerless account behind. The sign-up form has checked the name.
    */
-  openForSignUp(name: string, tx: Db): Promise<{ id: AccountId; name: string }> {
+  /** Whether the installation has any account yet (first-person-only sign-up). */
+  anyExists(tx?: Db): Promise<boolean> {
+    return this.accounts.anyExists(tx);
+  }
+
+  async openForSignUp(
+    name: string,
+    tx: Db,
+    onlyIfFirst: boolean,
+  ): Promise<{ id: AccountId; name: string } | undefined> {
+    if (onlyIfFirst && (await this.accounts.anyExists(tx))) return undefined;
     return this.accounts.create(newId(), name.trim(), tx);
   }
 

@@ -18,6 +18,7 @@ export function processEnv(env: TestEnv, extra: Record<string, string> = {}): No
     QUEUE_PREFIX: env.config.queuePrefix,
     HERALD_SECRET: env.config.secret,
     OUTBOX_DIR: env.config.outboxDir,
+    SIGNUP: env.config.signup,
     LOG_LEVEL: 'warn',
     ...extra,
   };

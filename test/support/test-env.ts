@@ -33,6 +33,8 @@ export class TestEnv {
       HERALD_SECRET: `test-secret-${suffix}-${randomBytes(16).toString('hex')}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       OUTBOX_DIR: `var/test-outbox/${suffix}`,
+      // Many tests sign several people up; the sign-up modes have their own tests.
+      SIGNUP: 'open',
       ...overrides,
     });
     await migrate(config.databaseUrl);

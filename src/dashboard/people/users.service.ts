@@ -1,11 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
 import { AccountsService } from '../../accounts/accounts.service';
 import { AuditLog } from '../../audit/audit-log';
 import { newId } from '../../platform/crypto/ids';
 import { normalizeEmail } from '../../platform/crypto/keyed-hasher';
 import type { AccountId } from '../../platform/database/account-id';
+import { HeraldConfig } from '../../platform/config/config';
+import { CONFIG } from '../../platform/config/config.module';
 import { PrismaService } from '../../platform/database/prisma.service';
+import { SignUpClosedError } from '../sessions/dashboard-errors';
 import { ErrorDetail, ValidationFailedError } from '../../platform/errors/api-errors';
 import {
   hashPassword,
@@ -54,10 +57,16 @@ export class UsersService {
     private readonly users: UsersRepository,
     private readonly accounts: AccountsService,
     private readonly audit: AuditLog,
+    @Inject(CONFIG) private readonly config: HeraldConfig,
   ) {}
 
   /** Creates an account and its owner. */
   async signUp(input: SignUp): Promise<UserRow> {
+    // Refused before anything else is checked, so a closed installation says nothing about
+    // which emails have accounts.
+    const onlyIfFirst = this.config.signup === 'first';
+    if (this.config.signup === 'closed') throw new SignUpClosedError();
+    if (onlyIfFirst && (await this.accounts.anyExists())) throw new SignUpClosedError();
     checkPassword(input.password);
     const emailNormalized = normalizeEmail(input.email);
     if (await this.users.emailTaken(emailNormalized))
@@ -67,7 +76,9 @@ export class UsersService {
     // a moment ago) leaves no ownerless account behind.
     const owner = await uniqueEmail(() =>
       this.prisma.$transaction(async (tx) => {
-        const account = await this.accounts.openForSignUp(input.accountName, tx);
+        // Checked again under the lock: two first sign-ups at once cannot both get in.
+        const account = await this.accounts.openForSignUp(input.accountName, tx, onlyIfFirst);
+        if (!account) throw new SignUpClosedError();
         return this.users.create(
           account.id,
           {

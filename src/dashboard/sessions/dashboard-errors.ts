@@ -26,3 +26,16 @@ export class CsrfRejectedError extends ApiError {
     );
   }
 }
+
+/**
+ * Sign-up is not open on this installation (SIGNUP `closed`, or `first` once the first account
+ * exists). The message says how to get in instead, without telling who has an account.
+ */
+export class SignUpClosedError extends ApiError {
+  constructor() {
+    super(
+      403,
+      'Sign-up is closed on this installation. Ask an account owner for an invitation, or the operator for an account.',
+    );
+  }
+}

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
     ['ALLOW_UNVERIFIED_FROM', 'yes please', /ALLOW_UNVERIFIED_FROM/],
     ['BOUNCE_DOMAIN', 'not a host!', /BOUNCE_DOMAIN/],
     ['HERALD_SECRET', '', /HERALD_SECRET must be at least 32 characters/],
+    ['SIGNUP', 'sometimes', /SIGNUP must be one of first, open, closed/],
     ['HERALD_SECRET', 'x'.repeat(31), /HERALD_SECRET/],
     [
       'LOG_LEVEL',

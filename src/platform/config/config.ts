@@ -29,7 +29,16 @@ export interface HeraldConfig {
    * point their return-path MX at it and include its SPF record.
    */
   bounceDomain: string;
+  /**
+   * SIGNUP: who may create an account from the dashboard. `first` (default): only the first
+   * person on an empty installation, who becomes its operator; `open`: anyone; `closed`: no one
+   * (accounts come from the operator CLI).
+   */
+  signup: SignupMode;
 }
+
+export const SIGNUP_MODES = ['first', 'open', 'closed'] as const;
+export type SignupMode = (typeof SIGNUP_MODES)[number];
 
 export interface DkimConfig {
   /** DKIM_DOMAIN: the d= domain, normally the From domain. */
@@ -100,6 +109,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     queuePrefix,
     secret: parseSecret(env.HERALD_SECRET),
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    signup: parseSignup(env.SIGNUP),
     rateLimits: parseRateLimits(env),
     dkim: parseDkim(env),
     dnsServers: parseDnsServers(env.DNS_SERVERS),
@@ -216,6 +226,15 @@ function parseLogLevel(value: string | undefined): LogLevel {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
   }
   return level as LogLevel;
+}
+
+function parseSignup(value: string | undefined): SignupMode {
+  if (value === undefined || value.trim() === '') return 'first';
+  const mode = value.trim().toLowerCase();
+  if (!(SIGNUP_MODES as readonly string[]).includes(mode)) {
+    throw new ConfigError('SIGNUP', `must be one of ${SIGNUP_MODES.join(', ')}, got "${value}"`);
+  }
+  return mode as SignupMode;
 }
 
 function parsePort(value: string): number {
