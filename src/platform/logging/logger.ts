@@ -9,7 +9,40 @@ export function createLogger(level: LogLevel): Logger {
     base: { service: 'herald' },
     // Authorization headers must never reach a log line.
     redact: ['req.headers.authorization', 'req.headers.cookie'],
+    serializers: { req: logRequest },
   });
+}
+
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  hostname?: string;
+  ip?: string;
+}
+
+/**
+ * What a request log line says about the request: method, path and the names of its query
+ * parameters, never their values. A query can hold personal data (the dashboard's subscriber
+ * search sends the typed email as `q`), and a log line outlives any erasure.
+ */
+export function logRequest(request: LoggedRequest): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: request.url === undefined ? undefined : withoutQueryValues(request.url),
+    hostname: request.hostname,
+    remoteAddress: request.ip,
+  };
+}
+
+export function withoutQueryValues(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const names = url
+    .slice(mark + 1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => `${pair.split('=')[0]}=…`);
+  return `${url.slice(0, mark)}?${names.join('&')}`;
 }
 
 /** Routes Nest's own logging (bootstrap, Logger instances) into the same pino logger. */
