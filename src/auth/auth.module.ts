@@ -13,12 +13,12 @@ import { ApiKeysService } from './api-keys.service';
 export class AuthModule {}
 
 /**
- * The API key half of RouteGuard, with the rate limiter it enforces. Imported only by the
+ * The API key half of RouteGuard, and the rate limiter every half of it enforces. Imported only by the
  * HTTP API module, so workers and the CLI carry no guard.
  */
 @Module({
   imports: [AuthModule, RateLimitModule],
   providers: [ApiKeyGuard],
-  exports: [ApiKeyGuard],
+  exports: [ApiKeyGuard, RateLimitModule],
 })
 export class ApiAuthModule {}

@@ -1,9 +1,10 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../platform/errors/api-errors';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter.service';
 import { ApiKeyGuard } from './api-key.guard';
-import { IS_PUBLIC } from './public.decorator';
+import { IS_PUBLIC, PublicOptions } from './public.decorator';
 import { surfaceOf } from './surface';
 
 /**
@@ -22,9 +23,11 @@ export interface SessionCheck {
  * - `/v1/...`: an active API key holding the route's scope from ROUTE_SCOPES (a route missing
  *   there is refused to every key), then the key's rate limit.
  * - `/dashboard/api/...`: a session cookie (unless the route is @SignedOutAllowed), and the
- *   CSRF checks on every state-changing request.
- * - anything else: only if the route is marked @Public(); otherwise it is answered as if it
- *   did not exist, and logged, because an unmarked route is a mistake in the code.
+ *   CSRF checks on every state-changing request; then the person's rate limit, or the
+ *   client address's when nobody is signed in (sign-in and sign-up).
+ * - anything else: only if the route is marked @Public(), counted against the client
+ *   address's rate limit unless the mark says otherwise; an unmarked route is answered as if
+ *   it did not exist, and logged, because it is a mistake in the code.
  * Either way the caller reaches the handler as a Principal (@Caller()).
  */
 @Injectable()
@@ -35,22 +38,41 @@ export class RouteGuard implements CanActivate {
     private readonly apiKeys: ApiKeyGuard,
     @Inject(SESSION_CHECK) private readonly sessions: SessionCheck,
     private readonly reflector: Reflector,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
-  canActivate(context: ExecutionContext): Promise<boolean> | boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
     const route = request.routeOptions.url ?? '';
     switch (surfaceOf(route)) {
       case 'api':
         return this.apiKeys.canActivate(context);
-      case 'dashboard':
-        return this.sessions.canActivate(context);
+      case 'dashboard': {
+        // A refused request counts too (else guessing CSRF tokens or sessions would be free);
+        // past the limit, the 429 is the answer.
+        const refusal = await this.sessions.canActivate(context).then(
+          () => undefined,
+          (error: Error) => error,
+        );
+        const person = request.principal;
+        if (person?.userId) {
+          await this.rateLimiter.enforceForUser(person.accountId, person.userId, reply);
+        } else {
+          await this.rateLimiter.enforceForAddress(request.ip, reply);
+        }
+        if (refusal) throw refusal;
+        return true;
+      }
     }
-    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [
+    const mark = this.reflector.getAllAndOverride<PublicOptions | undefined>(IS_PUBLIC, [
       context.getHandler(),
       context.getClass(),
     ]);
-    if (isPublic) return true;
+    if (mark) {
+      if (mark.perAddressLimit) await this.rateLimiter.enforceForAddress(request.ip, reply);
+      return true;
+    }
     this.logger.error(
       `${request.method} ${route} is outside /v1 and /dashboard/api and not @Public(); refusing it`,
     );

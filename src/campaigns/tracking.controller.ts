@@ -17,7 +17,7 @@ const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBR
  * the way of the reader: the pixel and the redirect are answered even if the write fails.
  */
 @ApiExcludeController()
-@Public()
+@Public({ perAddressLimit: false })
 @Controller('t')
 export class TrackingController {
   private readonly logger = new Logger(TrackingController.name);

@@ -42,6 +42,8 @@ export class UnsubscribeController {
     );
   }
 
+  // The RFC 8058 one-click POST comes from mailbox providers on their users' behalf.
+  @Public({ perAddressLimit: false })
   @Post(':token')
   @HttpCode(200)
   async unsubscribe(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {

@@ -19,6 +19,7 @@ export function processEnv(env: TestEnv, extra: Record<string, string> = {}): No
     HERALD_SECRET: env.config.secret,
     OUTBOX_DIR: env.config.outboxDir,
     SIGNUP: env.config.signup,
+    RATE_LIMIT_ANONYMOUS: String(env.config.rateLimits.anonymous),
     LOG_LEVEL: 'warn',
     ...extra,
   };

@@ -35,6 +35,8 @@ export class TestEnv {
       OUTBOX_DIR: `var/test-outbox/${suffix}`,
       // Many tests sign several people up; the sign-up modes have their own tests.
       SIGNUP: 'open',
+      // Every test client is 127.0.0.1; the per-address limit has its own test.
+      RATE_LIMIT_ANONYMOUS: '100000',
       ...overrides,
     });
     await migrate(config.databaseUrl);

@@ -60,6 +60,11 @@ export interface RateLimitConfig {
   general: number;
   /** POST /v1/transactional/send and POST /v1/campaigns/{id}/send: RATE_LIMIT_SEND. */
   send: number;
+  /**
+   * Per client address, for requests nobody is signed in for (dashboard sign-in/sign-up,
+   * public pages): RATE_LIMIT_ANONYMOUS.
+   */
+  anonymous: number;
   windowSeconds: number;
   burstFactor: number;
   burstWindowSeconds: number;
@@ -163,6 +168,7 @@ function parseRateLimits(env: Env): RateLimitConfig {
   return {
     general: parseInteger(env, 'RATE_LIMIT', 100, 1, 1_000_000),
     send: parseInteger(env, 'RATE_LIMIT_SEND', 10, 1, 1_000_000),
+    anonymous: parseInteger(env, 'RATE_LIMIT_ANONYMOUS', 20, 1, 1_000_000),
     windowSeconds,
     burstFactor: parseInteger(env, 'RATE_LIMIT_BURST_FACTOR', 2, 0, 100),
     burstWindowSeconds: parseInteger(

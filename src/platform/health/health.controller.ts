@@ -9,7 +9,7 @@ const CHECK_TIMEOUT_MS = 2000;
 
 /** GET /health: 200 once PostgreSQL and Redis both answer, else 503. */
 @ApiExcludeController()
-@Public()
+@Public({ perAddressLimit: false })
 @Controller('health')
 export class HealthController {
   constructor(

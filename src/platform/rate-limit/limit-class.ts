@@ -1,8 +1,10 @@
 /**
  * Which budget a request draws on. Sends get their own, tighter one (RATE_LIMIT_SEND), so a
- * client cannot flood the queue at the general rate, and reads never starve sends.
+ * client cannot flood the queue at the general rate, and reads never starve sends. Requests
+ * nobody is signed in for are counted per client address on a third budget
+ * (RATE_LIMIT_ANONYMOUS).
  */
-export type LimitClass = 'general' | 'send';
+export type LimitClass = 'general' | 'send' | 'anonymous';
 
 const SEND_ROUTES: ReadonlySet<string> = new Set([
   'POST /v1/transactional/send',

@@ -4,10 +4,11 @@ import { limitClassOf } from './limit-class';
 const base = { HERALD_SECRET: 'x'.repeat(40) };
 
 describe('rate limit configuration', () => {
-  it('defaults to 100 requests a second, 10 for sends, with a 2x burst over 10 s', () => {
+  it('defaults to 100 requests a second, 10 for sends, 20 per address, with a 2x burst over 10 s', () => {
     expect(loadConfig(base).rateLimits).toEqual({
       general: 100,
       send: 10,
+      anonymous: 20,
       windowSeconds: 1,
       burstFactor: 2,
       burstWindowSeconds: 10,
@@ -19,6 +20,7 @@ describe('rate limit configuration', () => {
       ...base,
       RATE_LIMIT: '500',
       RATE_LIMIT_SEND: '50',
+      RATE_LIMIT_ANONYMOUS: '30',
       RATE_LIMIT_WINDOW_SECONDS: '60',
       RATE_LIMIT_BURST_FACTOR: '0',
       RATE_LIMIT_BURST_WINDOW_SECONDS: '600',
@@ -26,6 +28,7 @@ describe('rate limit configuration', () => {
     expect(config.rateLimits).toEqual({
       general: 500,
       send: 50,
+      anonymous: 30,
       windowSeconds: 60,
       burstFactor: 0,
       burstWindowSeconds: 600,

@@ -64,21 +64,40 @@ export class RateLimiter {
     route: string,
     reply: FastifyReply,
   ): Promise<void> {
-    const verdict = await this.consume(subject, limitClassOf(method, route));
-    void reply.headers({
-      'RateLimit-Limit': String(verdict.limit),
-      'RateLimit-Remaining': String(verdict.remaining),
-      'RateLimit-Reset': String(verdict.resetSeconds),
-    });
-    if (!verdict.allowed) throw new RateLimitedError(Math.max(1, verdict.resetSeconds));
+    const limitClass = limitClassOf(method, route);
+    answer(reply, await this.consume(subject.apiKeyId, limitClass, subject.accountId));
   }
 
-  async consume(subject: RateLimitSubject, limitClass: LimitClass): Promise<RateLimitVerdict> {
-    const overrides = await this.accounts.find(subject.accountId);
-    const limit = overrides[limitClass] ?? this.settings[limitClass];
+  /**
+   * Counts one request of a signed-in dashboard user: each person has a general budget of
+   * their own (the account's override applies), as each API key does.
+   */
+  async enforceForUser(accountId: AccountId, userId: string, reply: FastifyReply): Promise<void> {
+    answer(reply, await this.consume(`user:${userId}`, 'general', accountId));
+  }
+
+  /**
+   * Counts one request nobody is signed in for (sign-in and sign-up, public pages), by the
+   * client's address, before any of its work is done.
+   */
+  async enforceForAddress(address: string, reply: FastifyReply): Promise<void> {
+    answer(reply, await this.consume(`ip:${address}`, 'anonymous'));
+  }
+
+  async consume(
+    counterKey: string,
+    limitClass: LimitClass,
+    accountId?: AccountId,
+  ): Promise<RateLimitVerdict> {
+    // Accounts may override their keys' and people's budgets; an address has no account.
+    const override =
+      accountId && limitClass !== 'anonymous'
+        ? (await this.accounts.find(accountId))[limitClass]
+        : undefined;
+    const limit = override ?? this.settings[limitClass];
     const limiter = this.limiterFor(limitClass, limit);
     try {
-      return verdict(true, limit, await limiter.consume(subject.apiKeyId));
+      return verdict(true, limit, await limiter.consume(counterKey));
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) return verdict(false, limit, rejection);
       throw rejection;
@@ -114,6 +133,15 @@ export class RateLimiter {
       insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
     });
   }
+}
+
+function answer(reply: FastifyReply, verdict: RateLimitVerdict): void {
+  void reply.headers({
+    'RateLimit-Limit': String(verdict.limit),
+    'RateLimit-Remaining': String(verdict.remaining),
+    'RateLimit-Reset': String(verdict.resetSeconds),
+  });
+  if (!verdict.allowed) throw new RateLimitedError(Math.max(1, verdict.resetSeconds));
 }
 
 function verdict(allowed: boolean, limit: number, res: RateLimiterRes): RateLimitVerdict {
