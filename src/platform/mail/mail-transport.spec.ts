@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SmtpSink } from '../../../test/support/smtp-sink';
 import { HeraldConfig, loadConfig } from '../config/config';
-import { MailDeliveryError, MailTransport, OutgoingMessage } from './mail-transport';
+import {
+  MailDeliveryError,
+  MailTransport,
+  OutgoingMessage,
+  withoutAddresses,
+} from './mail-transport';
 
 const message = (overrides: Partial<OutgoingMessage> = {}): OutgoingMessage => ({
   from: 'Acme <news@acme.test>',
@@ -56,6 +61,22 @@ describe('MailTransport over SMTP', () => {
       expect(soft).toMatchObject({ permanent: false, responseCode: 451 });
       const hard = await transport.send(message({ subject: 'hard' })).catch((e: unknown) => e);
       expect(hard).toMatchObject({ permanent: true, responseCode: 550 });
+    } finally {
+      sink.verdict = () => undefined;
+    }
+  });
+
+  it("keeps no address of the relay's reply in the error, its stack trace included", async () => {
+    sink.verdict = () => ({
+      code: 550,
+      message: '5.1.1 <ada@example.com>: no such user ada@example.com',
+    });
+    try {
+      const error = (await transport.send(message()).catch((e: unknown) => e)) as Error;
+      expect(error).toMatchObject({ permanent: true, responseCode: 550 });
+      expect(error.message).toContain('no such user');
+      expect(error.message).toContain('[address]');
+      expect(`${error.message}\n${error.stack}`).not.toContain('ada@example.com');
     } finally {
       sink.verdict = () => undefined;
     }
@@ -153,5 +174,15 @@ describe('MailTransport with DKIM', () => {
     expect(() => config({ DKIM_DOMAIN: 'acme.test', DKIM_PRIVATE_KEY: 'x' })).toThrow(
       /DKIM_PRIVATE_KEY must hold a PEM private key/,
     );
+  });
+});
+
+describe('withoutAddresses', () => {
+  it('replaces every word holding an @, keeps the rest, and bounds what it scans', () => {
+    expect(withoutAddresses('550 5.1.1 <a@b.example>: user a@b.example unknown')).toBe(
+      '550 5.1.1 [address] user [address] unknown',
+    );
+    expect(withoutAddresses('451 try later')).toBe('451 try later');
+    expect(withoutAddresses('x'.repeat(5000))).toHaveLength(1000);
   });
 });

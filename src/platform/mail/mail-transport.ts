@@ -174,13 +174,30 @@ function smtpPoolOptions(smtpUrl: string) {
 /** SMTP 5xx is permanent; 4xx, envelope and connection trouble may pass on a retry. */
 function classify(error: unknown): MailDeliveryError {
   const details = (error ?? {}) as { message?: string; responseCode?: number; code?: string };
-  const message = details.message ?? String(error);
+  const message = withoutAddresses(details.message ?? String(error));
   const responseCode = typeof details.responseCode === 'number' ? details.responseCode : undefined;
   if (responseCode !== undefined) {
     return new MailDeliveryError(message, responseCode >= 500, responseCode);
   }
   // An address nodemailer itself refuses (no valid recipient) will never be accepted.
   return new MailDeliveryError(message, details.code === 'EENVELOPE');
+}
+
+/** Longest relay reply kept: enough for any SMTP reply line, and it bounds the scan below. */
+const MAX_REPLY_CHARS = 1000;
+
+/**
+ * A relay's reply without the addresses it quotes ("550 5.1.1 <ada@example.com>: no such
+ * user"). The error's message is also its stack trace's first line, and both outlive the send
+ * in job queues (BullMQ keeps a retrying job's failed reason and stack trace) and in logs, where
+ * an erasure cannot reach: so an address never enters them.
+ */
+export function withoutAddresses(reply: string): string {
+  return reply
+    .slice(0, MAX_REPLY_CHARS)
+    .split(/(\s+)/)
+    .map((word) => (word.includes('@') ? '[address]' : word))
+    .join('');
 }
 
 function messageIdHeader(id: string, from: string): string {
