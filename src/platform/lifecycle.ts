@@ -1,7 +1,10 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 
-/** How long a signalled process may spend closing before it exits anyway. */
-const GRACE_MS = 15_000;
+/**
+ * How long a signalled process may spend closing before it exits anyway: under the 10 s that
+ * Docker (and many supervisors) wait before they SIGKILL.
+ */
+const GRACE_MS = 8_000;
 
 /**
  * SIGTERM/SIGINT close the app (workers finish their current jobs, connections drain), but

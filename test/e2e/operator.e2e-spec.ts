@@ -196,7 +196,7 @@ describe('shutdown', () => {
       const exited = once(server, 'exit');
       server.kill('SIGTERM');
       await exited;
-      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       server.kill('SIGKILL');
       await env.dispose();
