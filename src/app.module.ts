@@ -21,6 +21,7 @@ import { PaginationModule } from './platform/pagination/pagination.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { SegmentsModule } from './segments/segments.module';
 import { SubscribersModule } from './subscribers/subscribers.module';
+import { SuppressionModule } from './suppression/suppression.module';
 import { TemplatesModule } from './templates/templates.module';
 import {
   TransactionalModule,
@@ -72,6 +73,7 @@ export class AppModule {
         ApiAuthModule,
         SubscribersModule,
         ErasureModule,
+        SuppressionModule,
         SegmentsModule,
         TemplatesModule,
         CampaignsModule,

@@ -1,11 +1,12 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { Campaign, Subscriber } from '../generated/prisma/client';
+import { Campaign } from '../generated/prisma/client';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { CompiledMessage, compileMessage } from '../templates/template-renderer';
-import { CampaignLedgerRepository, NOT_MAILABLE, Outcome } from './campaign-ledger.repository';
+import { CampaignLedgerRepository, Outcome, RecipientRow } from './campaign-ledger.repository';
+import { skipReasonOf } from './mailability';
 import { CampaignMessageBuilder } from './campaign-message';
 import { DeliveryJob } from './campaign-send-queue';
 import { OutcomeRecorder } from './outcome-recorder';
@@ -114,7 +115,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
   }
 
   private async subscribersById(accountId: string, ids: string[]) {
-    if (ids.length === 0) return new Map<string, Subscriber>();
+    if (ids.length === 0) return new Map<string, RecipientRow>();
     const rows = await this.ledger.subscribers(accountId, ids);
     return new Map(rows.map((row) => [row.id, row]));
   }
@@ -123,15 +124,14 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     campaign: Campaign,
     compiled: CompiledMessage,
     subscriberId: string,
-    subscriber: Subscriber | undefined,
+    subscriber: RecipientRow | undefined,
     lastAttempt: boolean,
   ): Promise<Outcome> {
     // Checked at delivery time, not only at the snapshot: someone erased (their row is gone)
-    // or who unsubscribed or bounced since is skipped silently.
+    // or who unsubscribed, bounced, complained or was suppressed since is skipped silently.
     if (!subscriber) return { subscriberId, kind: 'skipped', reason: 'erased' };
-    if ((NOT_MAILABLE as readonly string[]).includes(subscriber.status)) {
-      return { subscriberId, kind: 'skipped', reason: subscriber.status as 'bounced' };
-    }
+    const skip = skipReasonOf(subscriber.status, subscriber.suppressed);
+    if (skip) return { subscriberId, kind: 'skipped', reason: skip };
     try {
       await this.transport.send(this.messages.build(campaign, compiled, subscriber));
       return { subscriberId, kind: 'delivered' };

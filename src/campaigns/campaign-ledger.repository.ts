@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Campaign, Prisma, Subscriber } from '../generated/prisma/client';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
+import { SuppressionList } from '../suppression/suppression-list';
+import { SOFT_BOUNCE_LIMIT } from '../suppression/suppression-reason';
+import { SkipReason, SKIP_REASON_SQL } from './mailability';
 
 type Db = Prisma.TransactionClient;
 
@@ -42,9 +45,10 @@ const NOTE_DEFERRAL = `
    WHERE campaign_id = $1 AND subscriber_id = $2 AND status = 'sending'`;
 
 /**
- * One UPDATE for a whole chunk of recipients: sent, delivered, bounces, last_sent_at; a
- * hard bounce also marks the subscriber bounced. The locking subquery takes the row locks in
- * id order before anything changes, so concurrent campaigns cannot deadlock on them.
+ * One UPDATE for a whole chunk of recipients: sent, delivered, bounces, last_sent_at. A hard
+ * bounce, or the SOFT_BOUNCE_LIMIT-th soft bounce in a row, marks a subscribed person bounced
+ * and returns their address for the suppression list. The locking subquery takes the row
+ * locks in id order before anything changes, so concurrent campaigns cannot deadlock on them.
  */
 const SUBSCRIBER_STATS = `
   UPDATE subscribers s
@@ -52,12 +56,17 @@ const SUBSCRIBER_STATS = `
          stat_delivered = s.stat_delivered + v.delivered,
          stat_hard_bounces = s.stat_hard_bounces + v.hard,
          stat_soft_bounces = s.stat_soft_bounces + v.soft,
-         status = CASE WHEN v.hard = 1 THEN 'bounced' ELSE s.status END,
+         soft_bounce_streak = s.soft_bounce_streak + v.soft,
+         status = CASE WHEN s.status = 'subscribed'
+                        AND (v.hard = 1 OR (v.soft = 1 AND s.soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT}))
+                       THEN 'bounced' ELSE s.status END,
          last_sent_at = now()
     FROM (SELECT id FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])
            ORDER BY id FOR UPDATE) locked,
          unnest($2::uuid[], $3::int[], $4::int[], $5::int[]) AS v(id, delivered, hard, soft)
-   WHERE s.id = locked.id AND s.id = v.id`;
+   WHERE s.id = locked.id AND s.id = v.id
+  RETURNING s.email_normalized,
+            (v.hard = 1 OR (v.soft = 1 AND s.soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT})) AS suppress`;
 
 const CAMPAIGN_COUNTERS = `
   UPDATE campaigns
@@ -68,11 +77,19 @@ const CAMPAIGN_COUNTERS = `
          skipped_erased_count = skipped_erased_count + $6,
          skipped_unsubscribed_count = skipped_unsubscribed_count + $7,
          skipped_bounced_count = skipped_bounced_count + $8,
+         skipped_complained_count = skipped_complained_count + $9,
+         skipped_suppressed_count = skipped_suppressed_count + $10,
+         soft_bounce_count = soft_bounce_count + $11,
          progress_at = now()
    WHERE id = $1`;
 
-/** Subscriber statuses a campaign never mails: they are snapshotted as `skipped`. */
-export const NOT_MAILABLE = ['unsubscribed', 'bounced'] as const;
+/** Whether a subscriber's address is on the suppression list, as a column of the read. */
+const SUPPRESSED = `EXISTS (SELECT 1 FROM suppressions x
+                             WHERE x.account_id = s.account_id
+                               AND x.email_normalized = s.email_normalized)`;
+
+/** A claimed recipient's row, and whether the address is suppressed right now. */
+export type RecipientRow = Subscriber & { suppressed: boolean };
 const NO_ID = '00000000-0000-0000-0000-000000000000';
 
 export interface SnapshotResult {
@@ -88,7 +105,7 @@ export type Outcome =
   /** A 4xx or connection failure: stays claimed until the attempt ends, then pending again. */
   | { subscriberId: string; kind: 'deferred'; smtpCode?: number }
   /** Gone or no longer mailable since the snapshot: never sent. */
-  | { subscriberId: string; kind: 'skipped'; reason: 'erased' | 'unsubscribed' | 'bounced' };
+  | { subscriberId: string; kind: 'skipped'; reason: SkipReason };
 
 /**
  * All SQL of the send pipeline: the ledger (campaign_recipients), the fan-out checkpoint and
@@ -102,6 +119,7 @@ export class CampaignLedgerRepository {
     private readonly prisma: PrismaService,
     /** For the per-chunk statements (claim, read, record): see docs/decisions.md. */
     private readonly pool: PgPool,
+    private readonly suppressions: SuppressionList,
   ) {}
 
   findCampaign(accountId: string, campaignId: string): Promise<Campaign | null> {
@@ -142,19 +160,22 @@ export class CampaignLedgerRepository {
 
       const [batch] = await tx.$queryRaw<BatchRow[]>`
         WITH audience AS (
-          SELECT s.id, s.status, row_number() OVER (ORDER BY s.id) - 1 AS n
+          SELECT s.id, s.status, ${Prisma.raw(SUPPRESSED)} AS suppressed,
+                 row_number() OVER (ORDER BY s.id) - 1 AS n
             FROM subscribers s
            WHERE s.account_id = ${accountId}::uuid AND s.id > ${after}::uuid AND ${audience}
            ORDER BY s.id
            LIMIT ${size}
+        ), decided AS (
+          SELECT a.id, a.n, ${Prisma.raw(SKIP_REASON_SQL)} AS reason FROM audience a
         ), inserted AS (
           INSERT INTO campaign_recipients
                  (campaign_id, subscriber_id, account_id, batch, status, skip_reason)
-          SELECT ${campaignId}::uuid, a.id, ${accountId}::uuid,
-                 ${base}::int + (a.n / ${deliverySize}::int)::int,
-                 CASE WHEN a.status = ANY(${NOT_MAILABLE}::text[]) THEN 'skipped' ELSE 'pending' END,
-                 CASE WHEN a.status = ANY(${NOT_MAILABLE}::text[]) THEN a.status END
-            FROM audience a
+          SELECT ${campaignId}::uuid, d.id, ${accountId}::uuid,
+                 ${base}::int + (d.n / ${deliverySize}::int)::int,
+                 CASE WHEN d.reason IS NULL THEN 'pending' ELSE 'skipped' END,
+                 d.reason
+            FROM decided d
           ON CONFLICT DO NOTHING
           RETURNING status, skip_reason, batch
         )
@@ -163,6 +184,8 @@ export class CampaignLedgerRepository {
                (SELECT count(*) FROM inserted WHERE status = 'pending')::int AS pending,
                (SELECT count(*) FROM inserted WHERE skip_reason = 'unsubscribed')::int AS unsubscribed,
                (SELECT count(*) FROM inserted WHERE skip_reason = 'bounced')::int AS bounced,
+               (SELECT count(*) FROM inserted WHERE skip_reason = 'complained')::int AS complained,
+               (SELECT count(*) FROM inserted WHERE skip_reason = 'suppressed')::int AS suppressed,
                coalesce((SELECT array_agg(DISTINCT batch ORDER BY batch) FROM inserted
                           WHERE status = 'pending'), '{}') AS batches`;
       const done = batch.matched < size;
@@ -186,6 +209,8 @@ export class CampaignLedgerRepository {
                recipient_count = recipient_count + ${batch.pending},
                skipped_unsubscribed_count = skipped_unsubscribed_count + ${batch.unsubscribed},
                skipped_bounced_count = skipped_bounced_count + ${batch.bounced},
+               skipped_complained_count = skipped_complained_count + ${batch.complained},
+               skipped_suppressed_count = skipped_suppressed_count + ${batch.suppressed},
                skipped_erased_count = skipped_erased_count + ${erased},
                progress_at = now()
          WHERE id = ${campaignId}::uuid`;
@@ -261,13 +286,14 @@ export class CampaignLedgerRepository {
     return rows.map((row) => row.subscriber_id);
   }
 
-  /** The claimed recipients' rows, as Prisma's Subscriber type. */
-  async subscribers(accountId: string, ids: string[]): Promise<Subscriber[]> {
+  /** The claimed recipients' rows, as Prisma's Subscriber type, with their suppression. */
+  async subscribers(accountId: string, ids: string[]): Promise<RecipientRow[]> {
     const { rows } = await this.pool.query<Record<string, unknown>>(
-      `SELECT * FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])`,
+      `SELECT s.*, ${SUPPRESSED} AS suppressed
+         FROM subscribers s WHERE s.account_id = $1 AND s.id = ANY($2::uuid[])`,
       [accountId, ids],
     );
-    return rows.map(toSubscriber);
+    return rows.map((row) => toSubscriber(row) as RecipientRow);
   }
 
   /**
@@ -318,13 +344,19 @@ export class CampaignLedgerRepository {
         .filter((o) => o.kind === 'delivered' || o.kind === 'failed')
         .sort((x, y) => (x.subscriberId < y.subscriberId ? -1 : 1));
       if (attempted.length > 0) {
-        await client.query(SUBSCRIBER_STATS, [
-          accountId,
-          attempted.map((o) => o.subscriberId),
-          attempted.map((o) => (o.kind === 'delivered' ? 1 : 0)),
-          attempted.map((o) => (o.kind === 'failed' && o.hardBounce ? 1 : 0)),
-          attempted.map((o) => (o.kind === 'failed' && !o.hardBounce ? 1 : 0)),
-        ]);
+        const { rows } = await client.query<{ email_normalized: string; suppress: boolean }>(
+          SUBSCRIBER_STATS,
+          [
+            accountId,
+            attempted.map((o) => o.subscriberId),
+            attempted.map((o) => (o.kind === 'delivered' ? 1 : 0)),
+            attempted.map((o) => (o.kind === 'failed' && o.hardBounce ? 1 : 0)),
+            attempted.map((o) => (o.kind === 'failed' && !o.hardBounce ? 1 : 0)),
+          ],
+        );
+        // A refusal at SMTP time suppresses the address like a bounce report would.
+        const bounced = rows.filter((row) => row.suppress).map((row) => row.email_normalized);
+        await this.suppressions.suppressMany(client, accountId, bounced, 'hard_bounce');
       }
       await client.query(CAMPAIGN_COUNTERS, [
         campaignId,
@@ -335,6 +367,10 @@ export class CampaignLedgerRepository {
         skipped('erased'),
         skipped('unsubscribed'),
         skipped('bounced'),
+        skipped('complained'),
+        skipped('suppressed'),
+        // A relay's temporary refusal that outlasted every retry: a soft bounce.
+        count((o) => o.kind === 'failed' && !o.hardBounce && o.smtpCode !== undefined),
       ]);
       await client.query('COMMIT');
     } catch (error) {
@@ -421,5 +457,7 @@ interface BatchRow {
   pending: number;
   unsubscribed: number;
   bounced: number;
+  complained: number;
+  suppressed: number;
   batches: number[];
 }

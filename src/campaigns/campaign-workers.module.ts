@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MailModule } from '../platform/mail/mail-transport';
+import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
 import { CampaignFanoutProcessor } from './campaign-fanout.processor';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
@@ -14,7 +15,7 @@ import { RecipientTokens } from './recipient-token';
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
-  imports: [CampaignQueuesModule, MailModule],
+  imports: [CampaignQueuesModule, MailModule, SuppressionCoreModule],
   providers: [
     CampaignLedgerRepository,
     CampaignMessageBuilder,

@@ -36,7 +36,9 @@ export class RecipientActivityRepository {
     const { subscriberCount, subscriberLast, recipientAt, campaignCount } = columns;
     await this.prisma.$transaction(async (tx) => {
       const updated = await tx.$executeRaw`
-        UPDATE subscribers SET ${subscriberCount} = ${subscriberCount} + 1, ${subscriberLast} = now()
+        UPDATE subscribers SET ${subscriberCount} = ${subscriberCount} + 1, ${subscriberLast} = now(),
+               -- An open or click proves the mailbox works: soft bounces start counting anew.
+               soft_bounce_streak = 0
          WHERE account_id = ${ref.accountId}::uuid AND id = ${ref.subscriberId}::uuid`;
       if (updated === 0) return;
       await tx.$executeRaw`

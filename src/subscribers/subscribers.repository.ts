@@ -113,4 +113,27 @@ export class SubscribersRepository {
     });
     return count === 0 ? null : db.subscriber.findFirst({ where: { accountId, id } });
   }
+
+  /**
+   * A suppression entry was removed: the subscriber with that address goes back to
+   * `subscribed` if its status is still the one the entry caused (`fromStatus`), and its
+   * soft-bounce streak starts over. Returns whether a status changed.
+   */
+  async reactivate(
+    accountId: string,
+    emailNormalized: string,
+    fromStatus: string | undefined,
+    db: Db,
+  ): Promise<boolean> {
+    const rows = await db.$queryRaw<{ reactivated: boolean }[]>`
+      UPDATE subscribers s
+         SET status = CASE WHEN s.status = ${fromStatus ?? null} THEN 'subscribed' ELSE s.status END,
+             soft_bounce_streak = 0, updated_at = now()
+        FROM (SELECT id, status FROM subscribers
+               WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}
+                 FOR UPDATE) before
+       WHERE s.id = before.id
+      RETURNING before.status = ${fromStatus ?? null} AS reactivated`;
+    return rows[0]?.reactivated ?? false;
+  }
 }

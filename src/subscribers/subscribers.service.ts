@@ -16,6 +16,7 @@ import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
 import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
 import { SubscribersRepository } from './subscribers.repository';
+import { SuppressionList } from '../suppression/suppression-list';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
 
@@ -35,6 +36,7 @@ export class SubscribersService {
     private readonly erasureGuard: ErasureGuard,
     private readonly erasure: ErasureService,
     private readonly paginator: Paginator,
+    private readonly suppressions: SuppressionList,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
@@ -99,6 +101,16 @@ export class SubscribersService {
         ) {
           throw emailTaken();
         }
+        // Back to `subscribed` is not a PATCH away while the address is suppressed: removing
+        // the suppression entry is the one, audited, way to reactivate it.
+        if (body.status === 'subscribed' && current.status !== 'subscribed') {
+          await this.suppressions.assertNotSuppressed(
+            accountId,
+            body.email ?? current.email,
+            'status',
+            tx,
+          );
+        }
         const row = await this.subscribers.update(accountId, id, columns, tx);
         // Gone between the read and the lock: only an erasure deletes subscribers.
         if (!row) throw new EmailErasedError();
@@ -106,5 +118,15 @@ export class SubscribersService {
       },
     );
     return presentSubscriber(updated);
+  }
+
+  /** See SubscribersRepository.reactivate: the suppression list's way back. */
+  reactivate(
+    accountId: string,
+    emailNormalized: string,
+    fromStatus: string | undefined,
+    tx: Prisma.TransactionClient,
+  ): Promise<boolean> {
+    return this.subscribers.reactivate(accountId, emailNormalized, fromStatus, tx);
   }
 }

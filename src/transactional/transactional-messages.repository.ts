@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, Subscriber, TransactionalMessage } from '../generated/prisma/client';
 import { PrismaService } from '../platform/database/prisma.service';
+import { SOFT_BOUNCE_LIMIT } from '../suppression/suppression-reason';
 
 type Db = Prisma.TransactionClient;
 
@@ -34,6 +35,13 @@ export type ClaimedMessage = Pick<
   | 'text'
   | 'attempts'
 >;
+
+/** A relay's refusal of a message, and how to suppress the address within the write. */
+export interface FailedBounce {
+  hard: boolean;
+  emailNormalized: string;
+  suppress(tx: Db): Promise<unknown>;
+}
 
 export interface MessageRef {
   accountId: string;
@@ -110,13 +118,11 @@ export class TransactionalMessagesRepository {
   /**
    * Ends a message as failed. When the relay refused it (`bounce`), the attempt counts in the
    * recipient's statistics as campaign sends do: sent, and a hard (5xx) or soft bounce; a
-   * hard bounce marks the subscriber `bounced`, so campaigns stop mailing the address.
+   * hard bounce, or the SOFT_BOUNCE_LIMIT-th soft one in a row, marks a subscribed recipient
+   * `bounced` and calls `bounce.suppress` in the same transaction (a hard bounce suppresses
+   * the address even when it is no subscriber).
    */
-  async markFailed(
-    ref: MessageRef,
-    error: string,
-    bounce?: { hard: boolean; emailNormalized: string },
-  ): Promise<void> {
+  async markFailed(ref: MessageRef, error: string, bounce?: FailedBounce): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       const ended = await tx.$executeRaw`
         UPDATE transactional_messages
@@ -126,13 +132,19 @@ export class TransactionalMessagesRepository {
           AND status IN ('queued', 'sending')`;
       if (ended === 0 || !bounce) return;
       const hard = bounce.hard ? 1 : 0;
-      await tx.$executeRaw`
+      const rows = await tx.$queryRaw<{ suppress: boolean }[]>`
         UPDATE subscribers
         SET stat_sent = stat_sent + 1, stat_hard_bounces = stat_hard_bounces + ${hard},
             stat_soft_bounces = stat_soft_bounces + ${1 - hard},
-            status = CASE WHEN ${hard} = 1 THEN 'bounced' ELSE status END, last_sent_at = now()
+            soft_bounce_streak = soft_bounce_streak + ${1 - hard},
+            status = CASE WHEN status = 'subscribed'
+                           AND (${hard} = 1 OR soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT})
+                          THEN 'bounced' ELSE status END,
+            last_sent_at = now()
         WHERE account_id = ${ref.accountId}::uuid
-          AND email_normalized = ${bounce.emailNormalized}`;
+          AND email_normalized = ${bounce.emailNormalized}
+        RETURNING soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT} AS suppress`;
+      if (bounce.hard || rows[0]?.suppress) await bounce.suppress(tx);
     });
   }
 

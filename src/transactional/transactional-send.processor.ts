@@ -1,7 +1,9 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { Prisma } from '../generated/prisma/client';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import { SuppressionList } from '../suppression/suppression-list';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { recipientStorageKey } from './transactional-erasure.participant';
@@ -34,6 +36,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
   constructor(
     private readonly messages: TransactionalMessagesRepository,
     private readonly mail: MailTransport,
+    private readonly suppressions: SuppressionList,
   ) {
     super();
   }
@@ -96,9 +99,15 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     const reason = describe(error, message.toAddress!);
     if (permanent || lastAttempt) {
       // Only the relay's refusals are bounces; our own errors say nothing of the address.
+      const emailNormalized = normalizeEmail(message.toAddress!);
       const bounce =
         error instanceof MailDeliveryError
-          ? { hard: permanent, emailNormalized: normalizeEmail(message.toAddress!) }
+          ? {
+              hard: permanent,
+              emailNormalized,
+              suppress: (tx: Prisma.TransactionClient) =>
+                this.suppressions.suppress(message.accountId, emailNormalized, 'hard_bounce', tx),
+            }
           : undefined;
       await this.messages.markFailed(message, reason, bounce);
       return;

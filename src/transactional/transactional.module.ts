@@ -4,6 +4,7 @@ import { ErasureModule } from '../erasure/erasure.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { TemplatesModule } from '../templates/templates.module';
+import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalContent } from './transactional-content';
 import { TransactionalErasureParticipant } from './transactional-erasure.participant';
@@ -24,7 +25,13 @@ export class TransactionalCoreModule {}
 
 /** The API side: POST /v1/transactional/send, GET /v1/transactional/{id}, erasure. */
 @Module({
-  imports: [TransactionalCoreModule, ErasureModule, TemplatesModule, MailModule],
+  imports: [
+    TransactionalCoreModule,
+    ErasureModule,
+    TemplatesModule,
+    MailModule,
+    SuppressionCoreModule,
+  ],
   controllers: [TransactionalController],
   providers: [TransactionalService, TransactionalContent, TransactionalErasureParticipant],
 })
@@ -32,7 +39,7 @@ export class TransactionalModule {}
 
 /** The worker side: the send processor and the recovery sweep. */
 @Module({
-  imports: [TransactionalCoreModule, MailModule],
+  imports: [TransactionalCoreModule, MailModule, SuppressionCoreModule],
   providers: [TransactionalSendProcessor, TransactionalSweeper],
 })
 export class TransactionalWorkerModule {}

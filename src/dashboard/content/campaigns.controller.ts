@@ -13,7 +13,7 @@ import {
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AuditLog } from '../../audit/audit-log';
 import { CreateCampaignDto, UpdateCampaignDto } from '../../campaigns/campaign.dto';
-import { NOT_MAILABLE } from '../../campaigns/campaign-ledger.repository';
+import { MAILABLE_STATUS } from '../../campaigns/mailability';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { ListQuery } from '../../platform/pagination/page-request';
 import { parseSegmentFilter, SegmentFilter } from '../../segments/segment-filter';
@@ -22,8 +22,8 @@ import { SessionGuard } from '../sessions/session.guard';
 import { actingAs, DashboardUser, SignedIn } from '../sessions/signed-in';
 import { CampaignTimelineRepository } from './campaign-timeline.repository';
 
-/** Subscribers a campaign mails: never those whose status says not to. */
-const MAILABLE = parseSegmentFilter({ field: 'status', op: 'not_in', value: [...NOT_MAILABLE] });
+/** Subscribers a campaign mails: only the subscribed (suppressed addresses aside). */
+const MAILABLE = parseSegmentFilter({ field: 'status', op: 'eq', value: MAILABLE_STATUS });
 
 /** Campaigns in the dashboard: the campaigns module's service, plus audience and timeline. */
 @ApiExcludeController()
@@ -49,7 +49,7 @@ export class DashboardCampaignsController {
 
   /**
    * How many subscribers a send would mail now: the campaign's segment (or everyone) minus
-   * the unsubscribed and bounced. The send confirmation names this number.
+   * everyone not `subscribed`. The send confirmation names this number.
    */
   @Get(':id/audience')
   async audience(@SignedIn() user: DashboardUser, @Param('id') id: string) {

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { AuditLog } from '../audit/audit-log';
+import { Principal } from '../auth/principal';
+import { ErasureGuard } from '../erasure/erasure-guard';
+import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import { PrismaService } from '../platform/database/prisma.service';
+import { NotFoundError } from '../platform/errors/api-errors';
+import { ListQuery, Page } from '../platform/pagination/page-request';
+import { Paginator } from '../platform/pagination/paginator';
+import { SubscribersService } from '../subscribers/subscribers.service';
+import { SuppressionResponse } from './suppression.dto';
+import { presentSuppression } from './suppression.presenter';
+import { STATUS_OF_REASON, SuppressionReason } from './suppression-reason';
+import { SuppressionsRepository } from './suppressions.repository';
+
+const ADD_ENDPOINT = 'POST /v1/suppressions';
+
+export interface AddedSuppression {
+  suppression: SuppressionResponse;
+  /** False when the address was already listed (the existing entry is returned). */
+  created: boolean;
+}
+
+/**
+ * The suppression list as the API and the dashboard see it. Removing an entry is the one way
+ * to mail a suppressed address again (a subscriber PATCH to `subscribed` is refused while the
+ * entry exists), so it is audited and also undoes the status the entry caused.
+ */
+@Injectable()
+export class SuppressionsService {
+  constructor(
+    private readonly repository: SuppressionsRepository,
+    private readonly subscribers: SubscribersService,
+    private readonly erasureGuard: ErasureGuard,
+    private readonly audit: AuditLog,
+    private readonly paginator: Paginator,
+    private readonly prisma: PrismaService,
+  ) {}
+
+  list(caller: Principal, query: ListQuery): Promise<Page<SuppressionResponse>> {
+    return this.paginator.page(
+      caller.accountId,
+      'suppressions',
+      query,
+      (page) => this.repository.listPage(caller.accountId, page),
+      presentSuppression,
+    );
+  }
+
+  /**
+   * A named write like creating a subscriber: an erased address is refused (409, audited by
+   * hash), because listing it would store it again.
+   */
+  async add(caller: Principal, email: string): Promise<AddedSuppression> {
+    const { accountId } = caller;
+    const { entry, created } = await this.erasureGuard.runNamedWrite(
+      caller,
+      [email],
+      ADD_ENDPOINT,
+      async (tx) => {
+        const added = await this.repository.add(accountId, normalizeEmail(email), 'manual', tx);
+        if (added.created) {
+          await this.audit.record(
+            accountId,
+            {
+              action: 'suppression.added',
+              apiKeyId: caller.apiKeyId,
+              subjectHash: this.erasureGuard.emailHash(accountId, email),
+              metadata: { reason: 'manual', ...actor(caller) },
+            },
+            tx,
+          );
+        }
+        return added;
+      },
+    );
+    return { suppression: presentSuppression(entry), created };
+  }
+
+  /** Removes the entry and reactivates the subscriber it had stopped; 404 if not listed. */
+  async remove(caller: Principal, email: string): Promise<void> {
+    const { accountId } = caller;
+    const emailNormalized = normalizeEmail(email);
+    const subjectHash = this.erasureGuard.emailHash(accountId, email);
+    await this.prisma.$transaction(async (tx) => {
+      // The identity's lock: an erasure of the same address cannot interleave.
+      await this.erasureGuard.lock(tx, accountId, [subjectHash]);
+      const removed = await this.repository.remove(accountId, emailNormalized, tx);
+      if (!removed) throw new NotFoundError('suppression');
+      const reason = removed.reason as SuppressionReason;
+      const reactivated = await this.subscribers.reactivate(
+        accountId,
+        emailNormalized,
+        STATUS_OF_REASON[reason],
+        tx,
+      );
+      await this.audit.record(
+        accountId,
+        {
+          action: 'suppression.removed',
+          apiKeyId: caller.apiKeyId,
+          subjectHash,
+          metadata: { reason, reactivated_subscriber: reactivated, ...actor(caller) },
+        },
+        tx,
+      );
+    });
+  }
+}
+
+function actor(caller: Principal): Record<string, string> {
+  return caller.userId ? { user_id: caller.userId } : {};
+}
