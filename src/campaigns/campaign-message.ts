@@ -4,6 +4,7 @@ import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { OutgoingMessage } from '../platform/mail/mail-transport';
 import { CompiledMessage, subscriberVariables } from '../templates/template-renderer';
+import { VerpAddresses } from '../feedback/verp-address';
 import { RecipientRef, RecipientTokens } from './recipient-token';
 
 const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
@@ -11,15 +12,17 @@ const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
 /**
  * Turns a campaign and one subscriber into the message on the wire (CONTRACT §5): merge
  * fields rendered, links and an open pixel routed through PUBLIC_URL for tracking, and the
- * RFC 2369 / RFC 8058 unsubscribe headers with a signed token (never the address). The
- * Message-ID is derived from campaign and subscriber, so a resend after a crash carries the
- * same id and receivers can recognise it.
+ * RFC 2369 / RFC 8058 unsubscribe headers with a signed token (never the address), and a VERP
+ * return path. The Message-ID is derived from campaign and subscriber, so a resend after a
+ * crash carries the same id and receivers can recognise it, and a provider's bounce
+ * notification quoting it leads back to the recipient.
  */
 @Injectable()
 export class CampaignMessageBuilder {
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
     private readonly tokens: RecipientTokens,
+    private readonly verp: VerpAddresses,
   ) {}
 
   build(campaign: Campaign, compiled: CompiledMessage, subscriber: Subscriber): OutgoingMessage {
@@ -35,6 +38,13 @@ export class CampaignMessageBuilder {
       unsubscribe_url: unsubscribeUrl,
     });
     const trackToken = this.tokens.issue('track', ref);
+    // Bounce reports come back to the return path, and unsubscribe mail to the mailto
+    // address, each naming this very message through its signed token.
+    const message = {
+      kind: 'campaign',
+      campaignId: campaign.id,
+      subscriberId: subscriber.id,
+    } as const;
     return {
       from: campaign.fromAddress,
       to: subscriber.email,
@@ -42,11 +52,12 @@ export class CampaignMessageBuilder {
       html: rendered.html === null ? null : this.track(rendered.html, trackToken, unsubscribeUrl),
       text: rendered.text,
       headers: {
-        'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${this.unsubscribeMailbox(campaign)}?subject=unsubscribe%20${unsubscribeToken}>`,
+        'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${this.verp.address('unsubscribe', message)}?subject=unsubscribe>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
         'X-Herald-Campaign': campaign.id,
       },
       messageId: `${campaign.id}.${subscriber.id}`,
+      returnPath: this.verp.address('bounce', message),
       storageKey: subscriber.id,
     };
   }
@@ -64,11 +75,5 @@ export class CampaignMessageBuilder {
     const pixel = `<img src="${base}/t/open/${token}" width="1" height="1" alt="" style="display:none">`;
     const close = linked.search(/<\/body>/i);
     return close < 0 ? linked + pixel : linked.slice(0, close) + pixel + linked.slice(close);
-  }
-
-  /** A mailbox at the sender's domain; the operator routes it (Herald acts on the https link). */
-  private unsubscribeMailbox(campaign: Campaign): string {
-    const domain = /@([^\s>@]+)>?\s*$/.exec(campaign.fromAddress)?.[1] ?? 'localhost';
-    return `unsubscribe@${domain}`;
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MailModule } from '../platform/mail/mail-transport';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { VerpModule } from '../feedback/verp.module';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
 import { CampaignFanoutProcessor } from './campaign-fanout.processor';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
@@ -15,7 +16,7 @@ import { RecipientTokens } from './recipient-token';
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
-  imports: [CampaignQueuesModule, MailModule, SuppressionCoreModule],
+  imports: [CampaignQueuesModule, MailModule, SuppressionCoreModule, VerpModule],
   providers: [
     CampaignLedgerRepository,
     CampaignMessageBuilder,

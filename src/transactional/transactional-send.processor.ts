@@ -4,6 +4,7 @@ import type { Job } from 'bullmq';
 import { Prisma } from '../generated/prisma/client';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { SuppressionList } from '../suppression/suppression-list';
+import { VerpAddresses } from '../feedback/verp-address';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { recipientStorageKey } from './transactional-erasure.participant';
@@ -37,6 +38,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     private readonly messages: TransactionalMessagesRepository,
     private readonly mail: MailTransport,
     private readonly suppressions: SuppressionList,
+    private readonly verp: VerpAddresses,
   ) {
     super();
   }
@@ -57,6 +59,8 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
         html: message.html,
         text: message.text,
         messageId: message.id,
+        // Bounce reports come back here, naming this message by its signed token.
+        returnPath: this.verp.address('bounce', { kind: 'transactional', messageId: message.id }),
         storageKey: recipientStorageKey(message.recipientHash),
       }));
     } catch (error) {

@@ -5,6 +5,7 @@ import { MailModule } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { VerpModule } from '../feedback/verp.module';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalContent } from './transactional-content';
 import { TransactionalErasureParticipant } from './transactional-erasure.participant';
@@ -39,7 +40,7 @@ export class TransactionalModule {}
 
 /** The worker side: the send processor and the recovery sweep. */
 @Module({
-  imports: [TransactionalCoreModule, MailModule, SuppressionCoreModule],
+  imports: [TransactionalCoreModule, MailModule, SuppressionCoreModule, VerpModule],
   providers: [TransactionalSendProcessor, TransactionalSweeper],
 })
 export class TransactionalWorkerModule {}

@@ -111,15 +111,18 @@ describe('campaign send over SMTP', () => {
       }
     });
 
-    it('carries Message-ID and the one-click List-Unsubscribe headers, without the address', () => {
+    it('carries Message-ID, the one-click List-Unsubscribe headers and a VERP return path, without the address', () => {
       for (const message of to(domain)) {
         const subscriber = people.find((p) => p.email === message.to[0])!;
         expect(message.headers['message-id']).toBe(`<${campaignId}.${subscriber.id}@acme.test>`);
         expect(message.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
         const header = message.headers['list-unsubscribe'];
         expect(header).toMatch(
-          /^<https:\/\/herald\.test\/unsubscribe\/[\w-]+\.[\w-]+>, <mailto:unsubscribe@acme\.test\?subject=unsubscribe%20[\w.-]+>$/,
+          /^<https:\/\/herald\.test\/unsubscribe\/[\w-]+\.[\w-]+>, <mailto:u-[a-z2-7]{61}@herald\.test\?subject=unsubscribe>$/,
         );
+        // The envelope sender is the message's own VERP address at BOUNCE_DOMAIN (by default
+        // the PUBLIC_URL host), where bounce reports about it will arrive.
+        expect(message.from).toMatch(/^b-[a-z2-7]{61}@herald\.test$/);
         expect(header).not.toContain(subscriber.email);
         expect(header).not.toContain('reader');
       }

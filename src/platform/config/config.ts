@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
 
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
 export interface HeraldConfig {
@@ -16,6 +17,8 @@ export interface HeraldConfig {
   rateLimits: RateLimitConfig;
   /** DKIM signing of every outgoing message, when a key is configured (CONTRACT §5). */
   dkim: DkimConfig | undefined;
+  /** Return paths, inbound mail and provider webhooks (deliverability-config.ts). */
+  deliverability: DeliverabilityConfig;
 }
 
 export interface DkimConfig {
@@ -85,6 +88,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     logLevel: env.LOG_LEVEL ?? 'info',
     rateLimits: parseRateLimits(env),
     dkim: parseDkim(env),
+    deliverability: parseDeliverability(env, publicUrl),
   };
 }
 

@@ -19,6 +19,11 @@ export interface OutgoingMessage {
    */
   messageId: string;
   /**
+   * The envelope sender (SMTP MAIL FROM), where bounce reports go: a VERP address naming this
+   * message. Defaults to the From address.
+   */
+  returnPath?: string;
+  /**
    * Folder key for stored copies (outbox mode): e.g. the subscriber id, so erasing a person
    * deletes their folder. Messages without one go to `misc`.
    */
@@ -87,6 +92,7 @@ export class MailTransport implements OnModuleDestroy {
       text: message.text ?? undefined,
       headers: message.headers,
       messageId,
+      ...(message.returnPath ? { envelope: { from: message.returnPath, to: message.to } } : {}),
     };
     if (this.smtp) return this.sendSmtp(this.smtp, mail, messageId);
     return this.writeToOutbox(mail, messageId, message);
@@ -131,7 +137,17 @@ export class MailTransport implements OnModuleDestroy {
     messageId: string,
     message: OutgoingMessage,
   ): Promise<DeliveryReceipt> {
-    const info = (await this.composer!.sendMail(mail)) as { message: Buffer };
+    const composed = (await this.composer!.sendMail(mail)) as { message: Buffer };
+    // The Return-Path header a receiving server would add: the stored copy shows the
+    // envelope sender a relay would have been given.
+    const info = message.returnPath
+      ? {
+          message: Buffer.concat([
+            Buffer.from(`Return-Path: <${message.returnPath}>\r\n`),
+            composed.message,
+          ]),
+        }
+      : composed;
     const folder = this.storageFolder(message.storageKey);
     const file = join(folder, `${safeName(message.messageId)}.eml`);
     await mkdir(folder, { recursive: true });
