@@ -8,6 +8,7 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { PeopleModule } from './dashboard/people/people.module';
 import { ErasureModule } from './erasure/erasure.module';
+import { InboundMailModule } from './inbound/inbound-mail.module';
 import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
@@ -55,11 +56,11 @@ export class AppModule {
   }
 
   /**
-   * The BullMQ processors. Only these modules start workers, so a process that should not
-   * consume jobs (`--api-only`, the CLI) simply leaves them out.
+   * The BullMQ processors and the inbound SMTP port. Only these modules start workers, so a
+   * process that should not consume jobs or take mail (`--api-only`, the CLI) leaves them out.
    */
   private static workers(): NonNullable<ModuleMetadata['imports']> {
-    return [CampaignWorkersModule, TransactionalWorkerModule];
+    return [CampaignWorkersModule, TransactionalWorkerModule, InboundMailModule];
   }
 
   /** The HTTP API; with `workers` (the default, `npm start`) it also runs the processors. */

@@ -3,6 +3,8 @@ import { Prisma, Subscriber } from '../generated/prisma/client';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { PageRequest } from '../platform/pagination/page-request';
+import { FeedbackKind } from '../feedback/feedback-report';
+import { SOFT_BOUNCE_LIMIT, SuppressionReason } from '../suppression/suppression-reason';
 
 type Db = Prisma.TransactionClient;
 
@@ -81,6 +83,12 @@ export class SubscribersRepository {
     return this.prisma.subscriber.findFirst({ where: { accountId, id } });
   }
 
+  findByEmail(accountId: string, emailNormalized: string, db: Db): Promise<Subscriber | null> {
+    return db.subscriber.findUnique({
+      where: { accountId_emailNormalized: { accountId, emailNormalized } },
+    });
+  }
+
   async emailTaken(accountId: string, emailNormalized: string, db: Db): Promise<boolean> {
     const found = await db.subscriber.findUnique({
       where: { accountId_emailNormalized: { accountId, emailNormalized } },
@@ -135,5 +143,37 @@ export class SubscribersRepository {
        WHERE s.id = before.id
       RETURNING before.status = ${fromStatus ?? null} AS reactivated`;
     return rows[0]?.reactivated ?? false;
+  }
+
+  /**
+   * What a bounce, complaint or unsubscribe does to the subscriber: statistics and the
+   * status Herald sets (only ever away from `subscribed`, and a complaint also overrides
+   * `unsubscribed`). Returns whether the address is to be suppressed, and for which reason:
+   * a hard bounce, the SOFT_BOUNCE_LIMIT-th soft bounce in a row, a complaint, an unsubscribe.
+   */
+  async applyFeedback(
+    accountId: string,
+    id: string,
+    kind: FeedbackKind,
+    db: Db,
+  ): Promise<SuppressionReason | undefined> {
+    const [row] = await db.$queryRaw<{ streak: number }[]>`
+      UPDATE subscribers
+         SET stat_hard_bounces = stat_hard_bounces + ${kind === 'hard_bounce' ? 1 : 0},
+             stat_soft_bounces = stat_soft_bounces + ${kind === 'soft_bounce' ? 1 : 0},
+             soft_bounce_streak = soft_bounce_streak + ${kind === 'soft_bounce' ? 1 : 0},
+             status = CASE
+               WHEN ${kind} = 'hard_bounce' AND status = 'subscribed' THEN 'bounced'
+               WHEN ${kind} = 'soft_bounce' AND status = 'subscribed'
+                    AND soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT} THEN 'bounced'
+               WHEN ${kind} = 'complaint' AND status IN ('subscribed', 'unsubscribed') THEN 'complained'
+               WHEN ${kind} = 'unsubscribe' AND status = 'subscribed' THEN 'unsubscribed'
+               ELSE status END,
+             updated_at = now()
+       WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+      RETURNING soft_bounce_streak AS streak`;
+    if (!row) return undefined;
+    if (kind === 'soft_bounce') return row.streak >= SOFT_BOUNCE_LIMIT ? 'hard_bounce' : undefined;
+    return kind === 'hard_bounce' ? 'hard_bounce' : kind;
   }
 }

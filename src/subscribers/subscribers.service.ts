@@ -17,6 +17,8 @@ import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
 import { SubscribersRepository } from './subscribers.repository';
 import { SuppressionList } from '../suppression/suppression-list';
+import { SuppressionReason } from '../suppression/suppression-reason';
+import { FeedbackKind } from '../feedback/feedback-report';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
 
@@ -128,5 +130,24 @@ export class SubscribersService {
     tx: Prisma.TransactionClient,
   ): Promise<boolean> {
     return this.subscribers.reactivate(accountId, emailNormalized, fromStatus, tx);
+  }
+
+  /** See SubscribersRepository.applyFeedback: a bounce, complaint or unsubscribe report. */
+  applyFeedback(
+    accountId: string,
+    id: string,
+    kind: FeedbackKind,
+    tx: Prisma.TransactionClient,
+  ): Promise<SuppressionReason | undefined> {
+    return this.subscribers.applyFeedback(accountId, id, kind, tx);
+  }
+
+  /** The subscriber with this address, inside the caller's transaction. */
+  findByEmail(
+    accountId: string,
+    emailNormalized: string,
+    tx: Prisma.TransactionClient,
+  ): Promise<Subscriber | null> {
+    return this.subscribers.findByEmail(accountId, emailNormalized, tx);
   }
 }
