@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
+import { FeedbackModule } from '../feedback/feedback.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { SegmentsModule } from '../segments/segments.module';
 import { TemplatesModule } from '../templates/templates.module';
@@ -18,7 +19,14 @@ import { UnsubscribeController } from './unsubscribe.controller';
  * /v1). Registers the campaigns' erasure participant.
  */
 @Module({
-  imports: [CampaignQueuesModule, ErasureModule, MailModule, SegmentsModule, TemplatesModule],
+  imports: [
+    CampaignQueuesModule,
+    ErasureModule,
+    FeedbackModule,
+    MailModule,
+    SegmentsModule,
+    TemplatesModule,
+  ],
   controllers: [CampaignsController, UnsubscribeController, TrackingController],
   providers: [
     CampaignsRepository,

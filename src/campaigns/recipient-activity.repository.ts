@@ -4,21 +4,14 @@ import { PrismaService } from '../platform/database/prisma.service';
 import { RecipientRef } from './recipient-token';
 
 /**
- * What recipients do with a campaign message: unsubscribe, open, click. Each is one event
- * from one person, so it is written when it happens; campaign counters count each recipient
- * once (the first open or click), subscriber statistics count every event.
+ * What recipients do with a campaign message: open, click (an unsubscribe is feedback, see
+ * FeedbackService). Each is one event from one person, so it is written when it happens;
+ * campaign counters count each recipient once (the first open or click), subscriber
+ * statistics count every event.
  */
 @Injectable()
 export class RecipientActivityRepository {
   constructor(private readonly prisma: PrismaService) {}
-
-  /** Idempotent; a subscriber erased meanwhile simply matches nothing. */
-  async unsubscribe(ref: RecipientRef): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE subscribers SET status = 'unsubscribed', updated_at = now()
-       WHERE account_id = ${ref.accountId}::uuid AND id = ${ref.subscriberId}::uuid
-         AND status <> 'unsubscribed'`;
-  }
 
   recordOpen(ref: RecipientRef & { campaignId: string }): Promise<void> {
     return this.record(ACTIVITY.open, ref);

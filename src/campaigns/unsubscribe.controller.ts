@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { NotFoundError } from '../platform/errors/api-errors';
-import { RecipientActivityRepository } from './recipient-activity.repository';
+import { FeedbackService } from '../feedback/feedback.service';
 import { RecipientTokens } from './recipient-token';
 
 /**
@@ -17,7 +17,7 @@ import { RecipientTokens } from './recipient-token';
 export class UnsubscribeController {
   constructor(
     private readonly tokens: RecipientTokens,
-    private readonly activity: RecipientActivityRepository,
+    private readonly feedback: FeedbackService,
   ) {}
 
   @Get(':token')
@@ -45,7 +45,7 @@ export class UnsubscribeController {
   async unsubscribe(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {
     const ref = this.tokens.verify('unsubscribe', token);
     if (!ref) throw new NotFoundError('unsubscribe link');
-    await this.activity.unsubscribe(ref);
+    await this.feedback.unsubscribeViaLink(ref);
     await page(
       reply,
       200,

@@ -42,7 +42,8 @@ export class FeedbackService {
         await this.repository.countOnCampaign(tx, accountId, message.campaignId, report.kind);
       }
       const reason = message.subscriberId
-        ? await this.subscribers.applyFeedback(accountId, message.subscriberId, report.kind, tx)
+        ? (await this.subscribers.applyFeedback(accountId, message.subscriberId, report.kind, tx))
+            ?.suppress
         : report.kind === 'soft_bounce'
           ? undefined // no subscriber, no streak: one soft bounce suppresses nobody
           : report.kind;
@@ -53,5 +54,47 @@ export class FeedbackService {
     });
     this.logger.log({ source: report.source, kind: report.kind, outcome }, 'delivery feedback');
     return outcome;
+  }
+
+  /**
+   * A person unsubscribes through a link in a campaign message (the page's button, or an
+   * RFC 8058 one-click POST). Counted on the campaign like a mailto unsubscribe; a link with
+   * no campaign message on record (a test send) still unsubscribes the person.
+   */
+  async unsubscribeViaLink(ref: {
+    accountId: string;
+    subscriberId: string;
+    campaignId?: string;
+  }): Promise<void> {
+    if (ref.campaignId) {
+      const message = {
+        kind: 'campaign',
+        campaignId: ref.campaignId,
+        subscriberId: ref.subscriberId,
+      } as const;
+      const outcome = await this.apply({
+        source: 'link',
+        eventKey: messageKey(message),
+        kind: 'unsubscribe',
+        message,
+      });
+      if (outcome !== 'unmatched') return;
+    }
+    await this.repository.transaction(async (tx) => {
+      const effect = await this.subscribers.applyFeedback(
+        ref.accountId,
+        ref.subscriberId,
+        'unsubscribe',
+        tx,
+      );
+      if (effect?.suppress) {
+        await this.suppressions.suppress(
+          ref.accountId,
+          effect.emailNormalized,
+          effect.suppress,
+          tx,
+        );
+      }
+    });
   }
 }

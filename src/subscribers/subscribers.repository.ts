@@ -8,6 +8,12 @@ import { SOFT_BOUNCE_LIMIT, SuppressionReason } from '../suppression/suppression
 
 type Db = Prisma.TransactionClient;
 
+/** What a feedback report did to a subscriber: whether (and why) to suppress the address. */
+export interface FeedbackEffect {
+  suppress: SuppressionReason | undefined;
+  emailNormalized: string;
+}
+
 /** Every column of `subscribers`, aliased to the field names of Prisma's Subscriber type. */
 const COLUMNS = [
   'id',
@@ -148,16 +154,17 @@ export class SubscribersRepository {
   /**
    * What a bounce, complaint or unsubscribe does to the subscriber: statistics and the
    * status Herald sets (only ever away from `subscribed`, and a complaint also overrides
-   * `unsubscribed`). Returns whether the address is to be suppressed, and for which reason:
-   * a hard bounce, the SOFT_BOUNCE_LIMIT-th soft bounce in a row, a complaint, an unsubscribe.
+   * `unsubscribed`). Says whether the address is to be suppressed, and for which reason: a
+   * hard bounce, the SOFT_BOUNCE_LIMIT-th soft bounce in a row, a complaint, an unsubscribe.
+   * Undefined when there is no such subscriber (erased meanwhile).
    */
   async applyFeedback(
     accountId: string,
     id: string,
     kind: FeedbackKind,
     db: Db,
-  ): Promise<SuppressionReason | undefined> {
-    const [row] = await db.$queryRaw<{ streak: number }[]>`
+  ): Promise<FeedbackEffect | undefined> {
+    const [row] = await db.$queryRaw<{ streak: number; email_normalized: string }[]>`
       UPDATE subscribers
          SET stat_hard_bounces = stat_hard_bounces + ${kind === 'hard_bounce' ? 1 : 0},
              stat_soft_bounces = stat_soft_bounces + ${kind === 'soft_bounce' ? 1 : 0},
@@ -171,9 +178,10 @@ export class SubscribersRepository {
                ELSE status END,
              updated_at = now()
        WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
-      RETURNING soft_bounce_streak AS streak`;
+      RETURNING soft_bounce_streak AS streak, email_normalized`;
     if (!row) return undefined;
-    if (kind === 'soft_bounce') return row.streak >= SOFT_BOUNCE_LIMIT ? 'hard_bounce' : undefined;
-    return kind === 'hard_bounce' ? 'hard_bounce' : kind;
+    const suppress =
+      kind === 'soft_bounce' ? (row.streak >= SOFT_BOUNCE_LIMIT ? 'hard_bounce' : undefined) : kind;
+    return { suppress, emailNormalized: row.email_normalized };
   }
 }

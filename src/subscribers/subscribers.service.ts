@@ -15,9 +15,8 @@ import { Paginator } from '../platform/pagination/paginator';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
 import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
-import { SubscribersRepository } from './subscribers.repository';
+import { FeedbackEffect, SubscribersRepository } from './subscribers.repository';
 import { SuppressionList } from '../suppression/suppression-list';
-import { SuppressionReason } from '../suppression/suppression-reason';
 import { FeedbackKind } from '../feedback/feedback-report';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
@@ -138,7 +137,7 @@ export class SubscribersService {
     id: string,
     kind: FeedbackKind,
     tx: Prisma.TransactionClient,
-  ): Promise<SuppressionReason | undefined> {
+  ): Promise<FeedbackEffect | undefined> {
     return this.subscribers.applyFeedback(accountId, id, kind, tx);
   }
 

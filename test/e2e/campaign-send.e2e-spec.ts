@@ -221,6 +221,18 @@ describe('campaign send over SMTP', () => {
         [message.to[0]],
       );
       expect(after.status).toBe('unsubscribed');
+      // Once on the campaign however often it is posted, and on the suppression list.
+      await request(api.server).post(url).type('form').send('List-Unsubscribe=One-Click');
+      const stats = await request(api.server)
+        .get(`/v1/campaigns/${campaignId}/stats`)
+        .set('Authorization', tenant.auth)
+        .expect(200);
+      expect(stats.body.unsubscribes).toBe(1);
+      const [entry] = await env.sql<{ reason: string }>(
+        `SELECT reason FROM suppressions WHERE email_normalized = $1`,
+        [message.to[0]],
+      );
+      expect(entry).toEqual({ reason: 'unsubscribe' });
       await request(api.server)
         .post(`${url.slice(0, -3)}xyz`)
         .type('form')

@@ -6,7 +6,7 @@ import type { Campaign, CampaignStats, Page, Segment, Template, Timeline } from 
 import { useSession } from '../session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextField } from '../ui/Field';
-import { formatCount, formatDateTime } from '../ui/format';
+import { formatCount, formatDateTime, formatRate } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
@@ -292,11 +292,16 @@ export function CampaignDetailPage() {
                   'Skipped',
                   stats.data.skipped_erased +
                     stats.data.skipped_unsubscribed +
-                    stats.data.skipped_bounced,
+                    stats.data.skipped_bounced +
+                    stats.data.skipped_complained +
+                    stats.data.skipped_suppressed,
                 ],
                 ['Opens', stats.data.opens],
                 ['Clicks', stats.data.clicks],
-                ['Bounces', stats.data.bounces],
+                ['Hard bounces', stats.data.hard_bounces],
+                ['Soft bounces', stats.data.soft_bounces],
+                ['Complaints', stats.data.complaints],
+                ['Unsubscribes', stats.data.unsubscribes],
               ] as const
             ).map(([label, value]) => (
               <div className="tile" key={label}>
@@ -305,9 +310,15 @@ export function CampaignDetailPage() {
               </div>
             ))}
           </dl>
+          <p className="muted small" data-testid="feedback-rates">
+            Of delivered messages: {formatRate(stats.data.bounce_rate)} bounced (hard),{' '}
+            {formatRate(stats.data.complaint_rate)} complained,{' '}
+            {formatRate(stats.data.unsubscribe_rate)} unsubscribed.
+          </p>
           <p className="muted small">
             Skipped: {stats.data.skipped_unsubscribed} unsubscribed, {stats.data.skipped_bounced}{' '}
-            bounced, {stats.data.skipped_erased} erased.
+            bounced, {stats.data.skipped_complained} complained, {stats.data.skipped_suppressed}{' '}
+            suppressed, {stats.data.skipped_erased} erased.
           </p>
         </section>
       )}
