@@ -18,6 +18,7 @@ import { QueueModule } from './platform/queue/queue.module';
 import { ApiExceptionFilter } from './platform/errors/api-exception.filter';
 import { RequestValidationPipe } from './platform/errors/validation.pipe';
 import { HealthModule } from './platform/health/health.controller';
+import { ProviderWebhooksModule } from './provider-webhooks/provider-webhooks.module';
 import { PaginationModule } from './platform/pagination/pagination.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { SegmentsModule } from './segments/segments.module';
@@ -79,6 +80,7 @@ export class AppModule {
         TemplatesModule,
         CampaignsModule,
         TransactionalModule,
+        ProviderWebhooksModule,
         DashboardModule,
       ],
       providers: [
