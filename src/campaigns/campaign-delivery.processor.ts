@@ -4,6 +4,7 @@ import { Job } from 'bullmq';
 import { Campaign } from '../generated/prisma/client';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { textFromHtml } from '../platform/mail/text-part';
 import { CompiledMessage, compileMessage } from '../templates/template-renderer';
 import { CampaignLedgerRepository, Outcome, RecipientRow } from './campaign-ledger.repository';
 import { skipReasonOf } from './mailability';
@@ -58,7 +59,9 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     const compiled = compileMessage({
       subject: campaign.subject,
       html: campaign.html,
-      text: campaign.text,
+      // HTML-only content gets a text part, converted once per job from the template itself
+      // (merge fields survive the conversion), not once per recipient.
+      text: campaign.text ?? (campaign.html === null ? null : textFromHtml(campaign.html)),
     });
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const deferred: string[] = [];

@@ -7,6 +7,7 @@ import { seedSubscribers, waitUntilSent } from '../support/campaign-fixtures';
 import { abuseReport, deliver, deliveryReport, headerBlock } from '../support/feedback-mail';
 import { ReceivedMessage, SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
 
 const BOUNCE_DOMAIN = 'bounces.acme.test';
 
@@ -47,17 +48,6 @@ describe('inbound feedback mail', () => {
   const post = (path: string, body: object) =>
     request(api.server).post(path).set('Authorization', tenant.auth).send(body);
   const stats = () => api.app.get(InboundStats).snapshot();
-
-  /** Polls until `check` holds (bounded), for effects that land after an SMTP reply. */
-  async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await check();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   async function sendCampaign(name: string): Promise<Record<string, unknown>> {
     const created = await post('/v1/campaigns', {
@@ -252,7 +242,7 @@ describe('inbound feedback mail', () => {
         text: 'Thanks',
       });
     const delivered = (to: string) =>
-      waitFor(() => Promise.resolve(sink.messages.find((m) => m.to[0] === to && !seen.has(m))));
+      waitFor(() => sink.messages.find((m) => m.to[0] === to && !seen.has(m)));
     const seen = new Set<ReceivedMessage>();
 
     it('a hard bounce report suppresses the address: the next send is a 422', async () => {

@@ -5,6 +5,7 @@ import nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import { textFromHtml } from './text-part';
 
 export interface OutgoingMessage {
   from: string;
@@ -89,7 +90,8 @@ export class MailTransport implements OnModuleDestroy {
       to: message.to,
       subject: message.subject,
       html: message.html ?? undefined,
-      text: message.text ?? undefined,
+      // Every message has a text part: generated from the HTML when the author gave none.
+      text: message.text ?? (message.html ? textFromHtml(message.html) : undefined),
       headers: message.headers,
       messageId,
       ...(message.returnPath ? { envelope: { from: message.returnPath, to: message.to } } : {}),
