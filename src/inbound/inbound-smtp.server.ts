@@ -86,13 +86,20 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
       },
     });
     server.on('error', (error) => this.logger.warn(`inbound SMTP: ${error.message}`));
-    await new Promise<void>((resolve, reject) => {
-      server.server.once('error', reject);
-      server.listen(settings.port, settings.host, () => {
-        server.server.off('error', reject);
-        resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.server.once('error', reject);
+        server.listen(settings.port, settings.host, () => {
+          server.server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (error) {
+      // Another worker on this host holds the port: it takes the mail, this one sends.
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      this.logger.warn(`inbound SMTP port ${settings.port} is taken; not listening here`);
+      return;
+    }
     this.server = server;
     this.logger.log(
       `inbound SMTP for ${this.config.deliverability.bounceDomain} on port ${this.port}`,
