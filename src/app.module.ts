@@ -18,6 +18,7 @@ import { QueueModule } from './platform/queue/queue.module';
 import { ApiExceptionFilter } from './platform/errors/api-exception.filter';
 import { RequestValidationPipe } from './platform/errors/validation.pipe';
 import { HealthModule } from './platform/health/health.controller';
+import { OptOutModule } from './opt-out/opt-out.module';
 import { ProviderWebhooksModule } from './provider-webhooks/provider-webhooks.module';
 import { PaginationModule } from './platform/pagination/pagination.module';
 import { RedisModule } from './platform/redis/redis.module';
@@ -81,6 +82,7 @@ export class AppModule {
         CampaignsModule,
         TransactionalModule,
         ProviderWebhooksModule,
+        OptOutModule,
         DashboardModule,
       ],
       providers: [

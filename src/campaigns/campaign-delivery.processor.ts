@@ -5,6 +5,8 @@ import { Campaign } from '../generated/prisma/client';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { textFromHtml } from '../platform/mail/text-part';
+import { AccountsService } from '../accounts/accounts.service';
+import { SenderIdentity, withOptOut } from '../opt-out/opt-out-footer';
 import { CompiledMessage, compileMessage } from '../templates/template-renderer';
 import { CampaignLedgerRepository, Outcome, RecipientRow } from './campaign-ledger.repository';
 import { skipReasonOf } from './mailability';
@@ -44,6 +46,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly ledger: CampaignLedgerRepository,
     private readonly messages: CampaignMessageBuilder,
     private readonly transport: MailTransport,
+    private readonly accounts: AccountsService,
   ) {
     super();
   }
@@ -56,13 +59,18 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     if (released > 0) {
       this.logger.warn(`campaign ${campaignId} batch ${batch}: resending ${released} unconfirmed`);
     }
-    const compiled = compileMessage({
-      subject: campaign.subject,
-      html: campaign.html,
-      // HTML-only content gets a text part, converted once per job from the template itself
-      // (merge fields survive the conversion), not once per recipient.
-      text: campaign.text ?? (campaign.html === null ? null : textFromHtml(campaign.html)),
-    });
+    // HTML-only content gets a text part, converted once per job from the template itself
+    // (merge fields survive the conversion), not once per recipient; each part without an
+    // unsubscribe link of its own gets the footer.
+    const compiled = compileMessage(
+      withOptOut({
+        subject: campaign.subject,
+        html: campaign.html,
+        text: campaign.text ?? (campaign.html === null ? null : textFromHtml(campaign.html)),
+      }),
+    );
+    const settings = await this.accounts.settings(accountId);
+    const sender = { name: settings.name, postalAddress: settings.postal_address };
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const deferred: string[] = [];
     const recorder = new OutcomeRecorder(
@@ -86,6 +94,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
           void this.deliverOne(
             campaign,
             compiled,
+            sender,
             subscriberId,
             subscribers.get(subscriberId),
             lastAttempt,
@@ -126,6 +135,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
   private async deliverOne(
     campaign: Campaign,
     compiled: CompiledMessage,
+    sender: SenderIdentity,
     subscriberId: string,
     subscriber: RecipientRow | undefined,
     lastAttempt: boolean,
@@ -136,7 +146,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     const skip = skipReasonOf(subscriber.status, subscriber.suppressed);
     if (skip) return { subscriberId, kind: 'skipped', reason: skip };
     try {
-      await this.transport.send(this.messages.build(campaign, compiled, subscriber));
+      await this.transport.send(this.messages.build(campaign, compiled, subscriber, sender));
       return { subscriberId, kind: 'delivered' };
     } catch (error) {
       if (error instanceof MailDeliveryError) {

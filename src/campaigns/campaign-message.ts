@@ -5,6 +5,7 @@ import { CONFIG } from '../platform/config/config.module';
 import { OutgoingMessage } from '../platform/mail/mail-transport';
 import { CompiledMessage, subscriberVariables } from '../templates/template-renderer';
 import { VerpAddresses } from '../feedback/verp-address';
+import { SenderIdentity, senderVariables } from '../opt-out/opt-out-footer';
 import { RecipientRef, RecipientTokens } from './recipient-token';
 
 const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
@@ -25,7 +26,12 @@ export class CampaignMessageBuilder {
     private readonly verp: VerpAddresses,
   ) {}
 
-  build(campaign: Campaign, compiled: CompiledMessage, subscriber: Subscriber): OutgoingMessage {
+  build(
+    campaign: Campaign,
+    compiled: CompiledMessage,
+    subscriber: Subscriber,
+    sender: SenderIdentity,
+  ): OutgoingMessage {
     const ref: RecipientRef = {
       accountId: campaign.accountId,
       subscriberId: subscriber.id,
@@ -33,9 +39,13 @@ export class CampaignMessageBuilder {
     };
     const unsubscribeToken = this.tokens.issue('unsubscribe', ref);
     const unsubscribeUrl = `${this.config.publicUrl}/unsubscribe/${unsubscribeToken}`;
+    // The same token: the page where the person manages (ends, or takes up again) this list.
+    const preferencesUrl = `${this.config.publicUrl}/preferences/${unsubscribeToken}`;
     const rendered = compiled.render({
       ...subscriberVariables(subscriber),
+      ...senderVariables(sender),
       unsubscribe_url: unsubscribeUrl,
+      preferences_url: preferencesUrl,
     });
     const trackToken = this.tokens.issue('track', ref);
     // Bounce reports come back to the return path, and unsubscribe mail to the mailto
@@ -49,7 +59,10 @@ export class CampaignMessageBuilder {
       from: campaign.fromAddress,
       to: subscriber.email,
       subject: rendered.subject,
-      html: rendered.html === null ? null : this.track(rendered.html, trackToken, unsubscribeUrl),
+      html:
+        rendered.html === null
+          ? null
+          : this.track(rendered.html, trackToken, [unsubscribeUrl, preferencesUrl]),
       text: rendered.text,
       headers: {
         'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${this.verp.address('unsubscribe', message)}?subject=unsubscribe>`,
@@ -62,12 +75,12 @@ export class CampaignMessageBuilder {
     };
   }
 
-  /** Click tracking for every http(s) link but the unsubscribe one, and an open pixel. */
-  private track(html: string, token: string, unsubscribeUrl: string): string {
+  /** Click tracking for every http(s) link but the subscription ones, and an open pixel. */
+  private track(html: string, token: string, untracked: string[]): string {
     const base = this.config.publicUrl;
     const linked = html.replace(LINK, (whole, prefix: string, quote: string, href: string) => {
       const target = href.replace(/&amp;/g, '&');
-      if (target === unsubscribeUrl) return whole;
+      if (untracked.includes(target)) return whole;
       const signature = this.tokens.signValue(token, target);
       const tracked = `${base}/t/click/${token}?u=${encodeURIComponent(target)}&amp;s=${signature}`;
       return `${prefix}${quote}${tracked}${quote}`;

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { VerpModule } from '../feedback/verp.module';
@@ -16,7 +17,7 @@ import { RecipientTokens } from './recipient-token';
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
-  imports: [CampaignQueuesModule, MailModule, SuppressionCoreModule, VerpModule],
+  imports: [AccountsModule, CampaignQueuesModule, MailModule, SuppressionCoreModule, VerpModule],
   providers: [
     CampaignLedgerRepository,
     CampaignMessageBuilder,

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
-import { FeedbackModule } from '../feedback/feedback.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { SegmentsModule } from '../segments/segments.module';
 import { TemplatesModule } from '../templates/templates.module';
@@ -12,22 +11,14 @@ import { CampaignsService } from './campaigns.service';
 import { RecipientActivityRepository } from './recipient-activity.repository';
 import { RecipientTokens } from './recipient-token';
 import { TrackingController } from './tracking.controller';
-import { UnsubscribeController } from './unsubscribe.controller';
 
 /**
- * The campaigns API: CRUD, send, stats, and the unsubscribe and tracking links (outside
- * /v1). Registers the campaigns' erasure participant.
+ * The campaigns API: CRUD, send, stats, and the tracking links (outside /v1; the unsubscribe
+ * links are the opt-out module's). Registers the campaigns' erasure participant.
  */
 @Module({
-  imports: [
-    CampaignQueuesModule,
-    ErasureModule,
-    FeedbackModule,
-    MailModule,
-    SegmentsModule,
-    TemplatesModule,
-  ],
-  controllers: [CampaignsController, UnsubscribeController, TrackingController],
+  imports: [CampaignQueuesModule, ErasureModule, MailModule, SegmentsModule, TemplatesModule],
+  controllers: [CampaignsController, TrackingController],
   providers: [
     CampaignsRepository,
     CampaignsService,

@@ -10,7 +10,9 @@ import { ErasureModule } from '../erasure/erasure.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { TemplatesModule } from '../templates/templates.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { AuthController } from './account/auth.controller';
+import { AccountSettingsController } from './account/settings.controller';
 import { KeysController } from './account/keys.controller';
 import { DashboardKeysRepository } from './account/keys.repository';
 import { DashboardKeysService } from './account/keys.service';
@@ -39,6 +41,7 @@ import { SubscriberSearchRepository } from './subscribers/subscriber-search.repo
  */
 @Module({
   imports: [
+    AccountsModule,
     AuthModule,
     PeopleModule,
     ErasureModule,
@@ -51,6 +54,7 @@ import { SubscriberSearchRepository } from './subscribers/subscriber-search.repo
   controllers: [
     AuthController,
     KeysController,
+    AccountSettingsController,
     DashboardSubscribersController,
     DashboardTemplatesController,
     DashboardSegmentsController,

@@ -149,4 +149,9 @@ export class SubscribersService {
   ): Promise<Subscriber | null> {
     return this.subscribers.findByEmail(accountId, emailNormalized, tx);
   }
+
+  /** The row itself, for modules acting for the person (the subscription pages). */
+  findRow(accountId: string, id: string): Promise<Subscriber | null> {
+    return this.subscribers.findById(accountId, id);
+  }
 }

@@ -77,6 +77,50 @@ export class SuppressionsService {
     return { suppression: presentSuppression(entry), created };
   }
 
+  /** The subscription of a person (null when the subscriber is gone, e.g. erased). */
+  async subscription(accountId: string, subscriberId: string): Promise<Subscription | null> {
+    const subscriber = await this.subscribers.findRow(accountId, subscriberId);
+    if (!subscriber) return null;
+    const entry = await this.repository.find(accountId, subscriber.emailNormalized);
+    const suppressed = (entry?.reason ?? null) as SuppressionReason | null;
+    return {
+      status: subscriber.status,
+      suppressed,
+      canResubscribe: mayResubscribe(subscriber.status, suppressed),
+    };
+  }
+
+  /**
+   * The person themselves, from their subscription page (the signed link in a message is
+   * their credential), takes up the mail again: their own unsubscribe or complaint entry is
+   * removed and the status goes back to `subscribed`. Audited like any reactivation. False
+   * when it is not theirs to undo (see mayResubscribe).
+   */
+  async resubscribe(accountId: string, subscriberId: string): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const subscriber = await this.subscribers.findRow(accountId, subscriberId);
+      if (!subscriber) return false;
+      const subjectHash = this.erasureGuard.emailHash(accountId, subscriber.email);
+      await this.erasureGuard.lock(tx, accountId, [subjectHash]);
+      const entry = await this.repository.find(accountId, subscriber.emailNormalized, tx);
+      const reason = (entry?.reason ?? null) as SuppressionReason | null;
+      if (!mayResubscribe(subscriber.status, reason)) return false;
+      if (entry) await this.repository.remove(accountId, subscriber.emailNormalized, tx);
+      const status = subscriber.status === 'subscribed' ? undefined : subscriber.status;
+      await this.subscribers.reactivate(accountId, subscriber.emailNormalized, status, tx);
+      await this.audit.record(
+        accountId,
+        {
+          action: 'subscriber.resubscribed',
+          subjectHash,
+          metadata: { via: 'subscription_page', previous_status: subscriber.status },
+        },
+        tx,
+      );
+      return true;
+    });
+  }
+
   /** Removes the entry and reactivates the subscriber it had stopped; 404 if not listed. */
   async remove(caller: Principal, email: string): Promise<void> {
     const { accountId } = caller;
@@ -106,6 +150,27 @@ export class SuppressionsService {
       );
     });
   }
+}
+
+/** Where a person stands with an account's mail, as their subscription page shows it. */
+export interface Subscription {
+  status: string;
+  /** Why the address is suppressed, if it is. */
+  suppressed: SuppressionReason | null;
+  /** Whether the person may subscribe again themselves (see resubscribe). */
+  canResubscribe: boolean;
+}
+
+/**
+ * Whether a person may take up the mail again themselves: only undoing their own opt-out
+ * (an unsubscribe or a complaint). A bounce, an operator's manual entry or a status the
+ * client set is not theirs to undo.
+ */
+function mayResubscribe(status: string, reason: SuppressionReason | null): boolean {
+  return (
+    [null, 'unsubscribe', 'complaint'].includes(reason) &&
+    ['subscribed', 'unsubscribed', 'complained'].includes(status)
+  );
 }
 
 function actor(caller: Principal): Record<string, string> {

@@ -7,6 +7,7 @@ import { SignInPage, SignUpPage } from './pages/AuthPages';
 import { CampaignDetailPage, CampaignsPage, NewCampaignPage } from './pages/CampaignsPages';
 import { KeysPage } from './pages/KeysPage';
 import { SegmentEditorPage, SegmentsPage } from './pages/SegmentsPages';
+import { SettingsPage } from './pages/SettingsPage';
 import { SubscriberDetailPage } from './pages/SubscriberDetailPage';
 import { SubscribersPage } from './pages/SubscribersPage';
 import { TemplateEditorPage, TemplatesPage } from './pages/TemplatesPages';
@@ -47,6 +48,7 @@ function App() {
         <Route path="/subscribers/:id" element={<SubscriberDetailPage />} />
         <Route path="/keys" element={<KeysPage />} />
         <Route path="/audit" element={<AuditPage />} />
+        <Route path="/settings" element={<SettingsPage />} />
         <Route path="*" element={<Navigate to="/campaigns" replace />} />
       </Route>
     </Routes>

@@ -181,3 +181,8 @@ export interface Timeline {
   bucket_seconds: number;
   buckets: ({ at: string } & Record<TimelineSeries, number>)[];
 }
+
+export interface AccountSettings {
+  name: string;
+  postal_address: string | null;
+}

@@ -9,6 +9,7 @@ const NAV = [
   { to: '/subscribers', label: 'Subscribers' },
   { to: '/keys', label: 'API keys' },
   { to: '/audit', label: 'Audit log' },
+  { to: '/settings', label: 'Settings' },
 ];
 
 export function AppShell() {

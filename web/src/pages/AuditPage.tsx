@@ -16,6 +16,10 @@ const ACTIONS: Record<string, string> = {
   'identity.erased_from_dashboard': 'Erased an identity from the dashboard',
   'erased_identity.write_refused': 'Refused a write to an erased identity',
   'campaign.sent': 'Sent a campaign',
+  'suppression.added': 'Suppressed an address',
+  'suppression.removed': 'Removed an address from the suppression list',
+  'subscriber.resubscribed': 'A subscriber subscribed again',
+  'account.postal_address_updated': 'Changed the postal address',
 };
 
 export function AuditPage() {

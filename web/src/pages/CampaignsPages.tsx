@@ -2,10 +2,18 @@ import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, query } from '../api/client';
 import { useApi } from '../api/hooks';
-import type { Campaign, CampaignStats, Page, Segment, Template, Timeline } from '../api/types';
+import type {
+  AccountSettings,
+  Campaign,
+  CampaignStats,
+  Page,
+  Segment,
+  Template,
+  Timeline,
+} from '../api/types';
 import { useSession } from '../session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
-import { TextField } from '../ui/Field';
+import { TextAreaField, TextField } from '../ui/Field';
 import { formatCount, formatDateTime, formatRate } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
@@ -14,6 +22,7 @@ import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
 import { TimelineChart } from '../ui/TimelineChart';
 import { StatusBadge } from './KeysPage';
+import { POSTAL_ADDRESS_HINT } from './SettingsPage';
 
 const POLL_MS = 1000;
 
@@ -214,6 +223,10 @@ export function CampaignDetailPage() {
   const audience = useApi<{ count: number; segment: { name: string } | null }>(
     confirming ? `${path}/audience` : null,
   );
+  // The first send asks for the account's postal address, which campaign footers show.
+  const settings = useApi<AccountSettings>(confirming ? '/account/settings' : null);
+  const [postalAddress, setPostalAddress] = useState('');
+  const needsAddress = settings.data !== undefined && !settings.data.postal_address;
 
   const reloadCampaign = campaign.reload;
   const reloadStats = stats.reload;
@@ -333,9 +346,20 @@ export function CampaignDetailPage() {
         open={confirming}
         title={`Send “${data.name}”?`}
         confirmLabel={audience.data ? `Send to ${formatCount(audience.data.count)}` : 'Send'}
-        ready={audience.data !== undefined}
+        ready={
+          audience.data !== undefined &&
+          settings.data !== undefined &&
+          (!needsAddress || postalAddress.trim() !== '')
+        }
         onClose={() => setConfirming(false)}
         onConfirm={async () => {
+          if (needsAddress) {
+            await api('/account/settings', {
+              method: 'PATCH',
+              body: { postal_address: postalAddress },
+            });
+            settings.reload();
+          }
           await api(`${path}/send`, { method: 'POST' });
           campaign.reload();
         }}
@@ -354,9 +378,21 @@ export function CampaignDetailPage() {
             ) : (
               'on your list'
             )}{' '}
-            now. Unsubscribed and bounced subscribers are left out and erased identities are
-            skipped. A send cannot be stopped or undone.
+            now. Only subscribed addresses that are not on the suppression list receive it; erased
+            identities are skipped. A send cannot be stopped or undone.
           </p>
+        )}
+        {needsAddress && (
+          <TextAreaField
+            label="Your postal address"
+            name="postal_address"
+            rows={3}
+            maxLength={500}
+            required
+            value={postalAddress}
+            onChange={(event) => setPostalAddress(event.target.value)}
+            hint={<>{POSTAL_ADDRESS_HINT} Asked once; change it later in Settings.</>}
+          />
         )}
       </ConfirmDialog>
       <ConfirmDialog
