@@ -66,7 +66,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       withOptOut({
         subject: campaign.subject,
         html: campaign.html,
-        text: campaign.text ?? (campaign.html === null ? null : textFromHtml(campaign.html)),
+        text: campaign.text ?? (campaign.html === null ? null : await textFromHtml(campaign.html)),
       }),
     );
     const settings = await this.accounts.settings(accountId);

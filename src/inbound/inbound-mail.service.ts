@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { simpleParser } from 'mailparser';
 import { FeedbackOutcome, FeedbackReport, messageKey } from '../feedback/feedback-report';
 import { FeedbackService } from '../feedback/feedback.service';
 import { MessageRef, VerpAddresses, VerpPurpose } from '../feedback/verp-address';
@@ -45,6 +44,8 @@ export class InboundMailService {
     const bounceRefs = tokens.filter((t) => t.purpose === 'bounce').map((t) => t.ref);
     if (bounceRefs.length === 0 && recipients.every((r) => r.token)) return;
 
+    // Loaded on first use, so processes that take no mail never load the parser.
+    const { simpleParser } = await import('mailparser');
     const mail = await simpleParser(raw, PARSER_OPTIONS);
     const report = readReport(mail);
     if (report.type === 'bounce') {

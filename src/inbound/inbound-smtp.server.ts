@@ -6,7 +6,7 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { AddressInfo } from 'node:net';
-import {
+import type {
   SMTPServer,
   SMTPServerAddress,
   SMTPServerDataStream,
@@ -61,6 +61,8 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     const settings = this.config.deliverability.inboundSmtp;
     if (!settings) return;
+    // Loaded only where the port is on.
+    const { SMTPServer } = await import('smtp-server');
     const server = new SMTPServer({
       name: this.config.deliverability.bounceDomain,
       banner: 'Herald feedback mailbox',

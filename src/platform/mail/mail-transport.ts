@@ -91,7 +91,7 @@ export class MailTransport implements OnModuleDestroy {
       subject: message.subject,
       html: message.html ?? undefined,
       // Every message has a text part: generated from the HTML when the author gave none.
-      text: message.text ?? (message.html ? textFromHtml(message.html) : undefined),
+      text: message.text ?? (message.html ? await textFromHtml(message.html) : undefined),
       headers: message.headers,
       messageId,
       ...(message.returnPath ? { envelope: { from: message.returnPath, to: message.to } } : {}),

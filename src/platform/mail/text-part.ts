@@ -1,5 +1,3 @@
-import { convert } from 'html-to-text';
-
 /** Converting more than this much HTML would stall a worker; the rest is left out. */
 const MAX_HTML = 512 * 1024;
 
@@ -9,7 +7,10 @@ const MAX_HTML = 512 * 1024;
  * line wrapping (a template's `{{…}}` must stay as written and in one piece; quoted-printable
  * takes care of long lines).
  */
-export function textFromHtml(html: string): string {
+export async function textFromHtml(html: string): Promise<string> {
+  // Loaded on first use: processes that never convert (the CLI, most API calls) do not pay
+  // for the parser at start-up.
+  const { convert } = await import('html-to-text');
   return convert(html.slice(0, MAX_HTML), {
     wordwrap: false,
     selectors: [
