@@ -3,7 +3,19 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'var', 'coverage', 'src/generated', '*.js', '*.mjs'] },
+  {
+    // Plain JavaScript: configuration, and the small Node scripts of setup and build (scripts/).
+    ignores: [
+      'node_modules',
+      'dist',
+      'var',
+      'coverage',
+      'src/generated',
+      '*.js',
+      '*.mjs',
+      'scripts/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -19,6 +31,32 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  // One writer per table: a module reaches another module's tables through that module's
+  // services, never its repositories or its SQL. An import that climbs out of the importing
+  // file's domain folder (src/<domain>/…) and names a *.repository or *.sql file is refused;
+  // imports inside a domain are free. Tests are exempt: the medium tier tests repositories.
+  ...[0, 1, 2, 3].map((depth) => ({
+    files: [`src/${'*/'.repeat(depth)}*.ts`],
+    ignores: ['src/generated/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // depth 0 (src/*.ts, the entry points): any domain's; deeper: leaving the domain.
+              regex:
+                depth === 0
+                  ? '^\\./[^/]+/.*\\.(repository|sql)$'
+                  : `^${'\\.\\./'.repeat(depth)}.*\\.(repository|sql)$`,
+              message:
+                "Another module's repository or SQL: call that module's service instead (one writer per table).",
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     files: ['test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
     rules: {

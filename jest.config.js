@@ -1,5 +1,5 @@
 // Nest 12 ships ESM only; Jest on Node 20 cannot require ESM, so swc transpiles both our
-// TypeScript and the @nestjs packages to CommonJS (see ../shared/TOOLCHAIN.md).
+// TypeScript and the @nestjs packages to CommonJS.
 const swcTs = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
@@ -13,16 +13,45 @@ const swcJs = {
   module: { type: 'commonjs' },
 };
 
-module.exports = {
+/** What every tier shares: Node, and the swc transform of our code and the ESM packages. */
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
-  testRegex: '\\.(spec|e2e-spec)\\.ts$',
   transform: {
     '^.+\\.ts$': ['@swc/jest', swcTs],
     '^.+\\.(js|mjs)$': ['@swc/jest', swcJs],
   },
-  // ESM-only packages that Jest must see as CommonJS: Nest itself, and content-disposition
-  // (required by @fastify/static, which serves the /docs page).
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|content-disposition)/)'],
+  // Nest ships ES modules only, which Jest must see as CommonJS. (Every other package in the
+  // tree has a CommonJS build; see the overrides in docs/decisions.md.)
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+};
+
+/**
+ * Three tiers, each runnable alone (`npm run test:unit|test:medium|test:e2e`); plain `jest`
+ * runs all three.
+ * - unit: pure logic, no PostgreSQL or Redis (the migrations check diffs schemas in memory).
+ * - medium: services and repositories on a real PostgreSQL database of their own, no HTTP.
+ * - e2e: the whole app over HTTP (and the dashboard in Chromium), real SMTP on loopback.
+ */
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/migrations.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/browser/**/*.e2e-spec.ts'],
+    },
+  ],
+  // Jest's default is one worker on two cores. Most of a test file's time is waiting on
+  // PostgreSQL, Redis, SMTP and child processes, so two files at once fill the idle CPU.
+  maxWorkers: 2,
   testTimeout: 60000,
 };

@@ -1,9 +1,9 @@
 // Offline migration authoring: `npm run -s db:diff -- --name add_things` / `-- --check`.
 //
 // `prisma migrate dev/diff` cannot run on our machines: the Prisma 7 CLI first downloads a
-// native schema engine, and only the npm registry is reachable (see shared/TOOLCHAIN.md,
-// "Prisma 7 offline"). This script runs the same engine compiled to WebAssembly
-// (@prisma/schema-engine-wasm) and asks it for a schema-to-schema diff:
+// native schema engine, and only the npm registry is reachable. This script runs the same
+// engine compiled to WebAssembly (@prisma/schema-engine-wasm) and asks it for a
+// schema-to-schema diff:
 //
 //   prisma/migrations/schema.snapshot.prisma  (the schema as of the last migration;
 //                                              absent before the first one: the empty schema)

@@ -1,12 +1,12 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AccountsModule } from './accounts/accounts.module';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit/audit-log';
-import { ApiAuthModule, AuthModule } from './auth/auth.module';
+import { ApiAuthModule } from './auth/auth.module';
+import { RouteGuard } from './auth/route.guard';
 import { CampaignWorkersModule } from './campaigns/campaign-workers.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
-import { PeopleModule } from './dashboard/people/people.module';
+import { SenderDomainsModule, SenderDomainsWorkersModule } from './domains/sender-domains.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { InboundMailModule } from './inbound/inbound-mail.module';
 import { HeraldConfig } from './platform/config/config';
@@ -37,9 +37,10 @@ export interface AppOptions {
 }
 
 /**
- * Herald is one codebase with several entry points (STYLE §2). Each builds its root module
- * here from the same parts: the API gets controllers, the guard, the filter and the pipe;
- * workers and the CLI get only the data layer and the services they use.
+ * Herald is one codebase with several entry points, and the API and the workers build their
+ * root module here from the same parts: the API gets controllers, the guard, the filter and
+ * the pipe; workers get only the data layer and the processors. The operator CLI builds a
+ * smaller root per command (src/cli/cli-context.ts): importing this file loads every domain.
  */
 @Module({})
 export class AppModule {
@@ -62,7 +63,12 @@ export class AppModule {
    * process that should not consume jobs or take mail (`--api-only`, the CLI) leaves them out.
    */
   private static workers(): NonNullable<ModuleMetadata['imports']> {
-    return [CampaignWorkersModule, TransactionalWorkerModule, InboundMailModule];
+    return [
+      CampaignWorkersModule,
+      TransactionalWorkerModule,
+      SenderDomainsWorkersModule,
+      InboundMailModule,
+    ];
   }
 
   /** The HTTP API; with `workers` (the default, `npm start`) it also runs the processors. */
@@ -81,11 +87,14 @@ export class AppModule {
         TemplatesModule,
         CampaignsModule,
         TransactionalModule,
+        SenderDomainsModule,
         ProviderWebhooksModule,
         OptOutModule,
         DashboardModule,
       ],
       providers: [
+        // Every route: API key + scope on /v1, session + CSRF on /dashboard/api, else @Public().
+        { provide: APP_GUARD, useClass: RouteGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],
@@ -94,12 +103,5 @@ export class AppModule {
 
   static worker(config?: HeraldConfig): DynamicModule {
     return { module: AppModule, imports: [...AppModule.core(config), ...AppModule.workers()] };
-  }
-
-  static cli(config?: HeraldConfig): DynamicModule {
-    return {
-      module: AppModule,
-      imports: [...AppModule.core(config), AccountsModule, AuthModule, PeopleModule],
-    };
   }
 }

@@ -1,14 +1,21 @@
+import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule, AppOptions } from './app.module';
+import { surfaceOf } from './auth/surface';
 import { HeraldConfig, loadConfig } from './platform/config/config';
+import { answerClientError, answerFrameworkError } from './platform/errors/framework-errors';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
 import { serveOpenApi } from './platform/openapi/openapi';
+import { installBodyParsers } from './platform/validation/body-parsers';
+import { JSON_LIMITS } from './platform/validation/json-shape';
+import { refuseInvalidUrlText } from './platform/validation/url-text';
 
 /**
  * Builds the HTTP API on Fastify (its speed matters on the list and send hot paths) with
- * pino request logging, request ids (echoed as X-Request-Id) and the OpenAPI document.
+ * pino request logging, request ids (echoed as X-Request-Id), cookies and the OpenAPI
+ * document. Which caller may reach which route is RouteGuard's decision (src/auth).
  * Not yet listening: main.ts listens, tests use the instance directly.
  */
 export async function createHttpApp(
@@ -20,26 +27,34 @@ export async function createHttpApp(
     loggerInstance: logger,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_LIMITS.maxBytes,
+    // Errors met before any route runs get the same envelope as the rest.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   adapter.getInstance().addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
-  // RFC 8058 one-click unsubscribes may arrive as multipart/form-data, which Fastify would
-  // refuse with 415 (Nest already parses urlencoded forms). Kept as text: nothing reads it,
-  // and a /v1 DTO still refuses a body that is not a JSON object.
-  adapter
-    .getInstance()
-    .addContentTypeParser('multipart/form-data', { parseAs: 'string' }, (_request, body, done) =>
-      done(null, body),
-    );
+  // HEAD on a GET route is that GET for the guard, the rate limit and the handler; Fastify's
+  // HEAD route drops the body.
+  adapter.getInstance().addHook('onRequest', (request, _reply, done) => {
+    if (request.raw.method === 'HEAD') request.raw.method = 'GET';
+    done();
+  });
+  installBodyParsers(adapter.getInstance(), (route) => surfaceOf(route) !== undefined);
+  adapter.getInstance().addHook('preValidation', refuseInvalidUrlText);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.api(config, options),
     adapter,
     {
       logger: new PinoNestLogger(logger),
+      // Only the parsers installed above: Nest's own would accept forms on /v1.
+      bodyParser: false,
     },
   );
+  // Cookies are read (request.cookies) and written (reply.setCookie) by the plugin; only the
+  // dashboard's session and visitor cookies exist, so nothing is signed here.
+  await app.register(fastifyCookie);
   serveOpenApi(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

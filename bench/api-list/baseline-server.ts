@@ -7,7 +7,7 @@
 // (KeyedHasher, purpose "api-key"), look it up by hash, refuse non-active keys, touch
 // last_used_at at most once a minute, check the subscribers:read scope, parse limit and
 // cursor (signed per account and list), run the keyset query for limit + 1 rows, present
-// rows as SPEC §2 subscribers and sign next_cursor. No caching.
+// rows as the API's subscribers and sign next_cursor. No caching.
 //
 // Env: DATABASE_URL, HERALD_SECRET, PORT. Listens on 127.0.0.1 only.
 

@@ -1,4 +1,4 @@
-// `npm run bench:api-list` (issue 2): GET /v1/subscribers?limit=25 over 10,000 subscribers,
+// `npm run bench:api-list`: GET /v1/subscribers?limit=25 over 10,000 subscribers,
 // Herald against a bare Fastify + pg server doing the same work (baseline-server.ts), in the
 // same run on the same data. Prints req/s, p50 and p99 for each and Herald/baseline for req/s
 // (target: at least 0.6), plus each server process's CPU time per request. The baseline does

@@ -1,4 +1,4 @@
-// `npm run bench:campaign-send` (issue 3): one campaign to N subscribers through Herald (API
+// `npm run bench:campaign-send`: one campaign to N subscribers through Herald (API
 // --api-only + a separate worker process, both compiled) into an smtp-server sink that only
 // counts, and, in the same run against the same sink, a bare nodemailer pool blasting N
 // pre-rendered messages (raw-blast.ts: the practical limit). For each audience size prints

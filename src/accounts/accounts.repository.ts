@@ -1,31 +1,52 @@
 import { Injectable } from '@nestjs/common';
+import { AccountId, accountIdOfRow } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 
+/**
+ * accounts and its only writer. These methods produce account ids rather than take them: an
+ * account is created, or a candidate id is found to be one. (Rate-limit overrides are read
+ * by the rate limiter, platform/rate-limit.)
+ */
 @Injectable()
 export class AccountsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(id: string, name: string) {
-    return this.prisma.account.create({ data: { id, name }, select: { id: true, name: true } });
+  async create(
+    id: string,
+    name: string,
+    db: Db = this.prisma,
+  ): Promise<{ id: AccountId; name: string }> {
+    const row = await db.account.create({ data: { id, name }, select: { id: true, name: true } });
+    return { id: accountIdOfRow(row.id), name: row.name };
   }
 
-  async exists(accountId: string): Promise<boolean> {
+  /** The id, if an account has it. */
+  async find(candidate: string): Promise<AccountId | undefined> {
     const found = await this.prisma.account.findUnique({
-      where: { id: accountId },
+      where: { id: candidate },
       select: { id: true },
     });
-    return found !== null;
+    return found ? accountIdOfRow(found.id) : undefined;
+  }
+
+  async name(accountId: AccountId): Promise<string> {
+    const account = await this.prisma.account.findUniqueOrThrow({
+      where: { id: accountId },
+      select: { name: true },
+    });
+    return account.name;
   }
 
   /** The settings people see and edit, and the footer and subscription pages show. */
-  settings(accountId: string): Promise<{ name: string; postalAddress: string | null } | null> {
+  settings(accountId: AccountId): Promise<{ name: string; postalAddress: string | null } | null> {
     return this.prisma.account.findUnique({
       where: { id: accountId },
       select: { name: true, postalAddress: true },
     });
   }
 
-  async updatePostalAddress(accountId: string, postalAddress: string | null): Promise<void> {
+  async updatePostalAddress(accountId: AccountId, postalAddress: string | null): Promise<void> {
     await this.prisma.account.update({ where: { id: accountId }, data: { postalAddress } });
   }
 }

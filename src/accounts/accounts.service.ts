@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
-import { newId } from '../platform/crypto/ids';
+import { isUuid, newId } from '../platform/crypto/ids';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 import { NotFoundError } from '../platform/errors/api-errors';
 import { AccountsRepository } from './accounts.repository';
 
@@ -14,7 +16,8 @@ export class AccountsService {
     private readonly audit: AuditLog,
   ) {}
 
-  create(name: string): Promise<{ id: string; name: string }> {
+  /** A new account (operator CLI). */
+  create(name: string): Promise<{ id: AccountId; name: string }> {
     const trimmed = name.trim();
     if (!trimmed || trimmed.length > 200) {
       throw new AccountCreationError('An account needs a name of 1 to 200 characters.');
@@ -22,8 +25,28 @@ export class AccountsService {
     return this.accounts.create(newId(), trimmed);
   }
 
+  /**
+   * The account of a sign-up, inside the sign-up's transaction, so a failed owner insert leaves
+   * no ownerless account behind. The sign-up form has checked the name.
+   */
+  openForSignUp(name: string, tx: Db): Promise<{ id: AccountId; name: string }> {
+    return this.accounts.create(newId(), name.trim(), tx);
+  }
+
+  /**
+   * An account id given as text (the operator CLI, say), once it is known to exist: where a
+   * plain string becomes an AccountId.
+   */
+  async find(candidate: string): Promise<AccountId | undefined> {
+    return isUuid(candidate) ? this.accounts.find(candidate) : undefined;
+  }
+
+  name(accountId: AccountId): Promise<string> {
+    return this.accounts.name(accountId);
+  }
+
   /** The account's settings; the account exists whenever a caller or a message names it. */
-  async settings(accountId: string): Promise<AccountSettings> {
+  async settings(accountId: AccountId): Promise<AccountSettings> {
     const row = await this.accounts.settings(accountId);
     if (!row) throw new NotFoundError('account');
     return { name: row.name, postal_address: row.postalAddress };
@@ -36,11 +59,7 @@ export class AccountsService {
   async updatePostalAddress(caller: Principal, postalAddress: string): Promise<AccountSettings> {
     const trimmed = postalAddress.trim();
     await this.accounts.updatePostalAddress(caller.accountId, trimmed === '' ? null : trimmed);
-    await this.audit.record(caller.accountId, {
-      action: 'account.postal_address_updated',
-      apiKeyId: caller.apiKeyId,
-      metadata: caller.userId ? { user_id: caller.userId } : {},
-    });
+    await this.audit.recordBy(caller, { action: 'account.postal_address_updated', metadata: {} });
     return this.settings(caller.accountId);
   }
 }

@@ -1,39 +1,88 @@
 import { Global, Injectable, Module } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
+import type { Principal } from '../auth/principal';
+import { AuditEvent } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
-import { PrismaService } from '../platform/database/prisma.service';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
+import { PageRequest } from '../platform/pagination/page-request';
+import { AuditEventsRepository } from './audit-events.repository';
+
+/**
+ * Every action Herald records, under the names the audit page shows (stored rows keep them,
+ * so a name is never changed). Services record them, whichever surface the caller came from.
+ */
+export type AuditAction =
+  | 'account.created'
+  | 'user.signed_in'
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'identity.erased'
+  /** An erasure started from a subscriber's record (the dashboard's Erase button). */
+  | 'identity.erased_from_dashboard'
+  | 'erased_identity.write_refused'
+  | 'template.created'
+  | 'template.deleted'
+  | 'segment.created'
+  | 'segment.deleted'
+  | 'campaign.created'
+  | 'campaign.deleted'
+  | 'campaign.sent'
+  | 'sender_domain.added'
+  | 'sender_domain.deleted'
+  | 'sender_domain.verified'
+  | 'sender_domain.failed'
+  | 'sender_domain.pending'
+  | 'sender_domain.rotation_started'
+  | 'sender_domain.key_rotated'
+  | 'suppression.added'
+  | 'suppression.removed'
+  /** A suppression entry's removal put a subscriber back to `subscribed`. */
+  | 'subscriber.resubscribed'
+  | 'account.postal_address_updated';
 
 export interface AuditEntry {
-  action: string;
+  action: AuditAction;
   apiKeyId?: string;
   /** A keyed hash of the identity concerned: the audit log never holds plaintext. */
   subjectHash?: string;
   metadata?: Record<string, string | number | boolean>;
 }
 
-/** Metadata-only audit trail (SPEC §7.4). */
+/** Metadata-only audit trail: who did what, never the personal data acted upon. */
 @Injectable()
 export class AuditLog {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly events: AuditEventsRepository) {}
 
-  async record(
-    accountId: string,
-    entry: AuditEntry,
-    db: Prisma.TransactionClient = this.prisma,
-  ): Promise<void> {
-    await db.auditEvent.create({
-      data: {
+  /**
+   * Records an action with its real actor: an API key by its id, a person by `user_id` in
+   * the metadata (the audit page names both at read time).
+   */
+  async recordBy(caller: Principal, entry: Omit<AuditEntry, 'apiKeyId'>, db?: Db): Promise<void> {
+    const metadata = caller.userId ? { ...entry.metadata, user_id: caller.userId } : entry.metadata;
+    await this.record(caller.accountId, { ...entry, apiKeyId: caller.apiKeyId, metadata }, db);
+  }
+
+  /** Records an action; `db` joins the transaction that did it. */
+  async record(accountId: AccountId, entry: AuditEntry, db?: Db): Promise<void> {
+    await this.events.create(
+      accountId,
+      {
         id: newId(),
-        accountId,
         action: entry.action,
         apiKeyId: entry.apiKeyId,
         subjectHash: entry.subjectHash,
         metadata: entry.metadata ?? {},
       },
-    });
+      db,
+    );
+  }
+
+  /** One page of the account's trail, newest first (the dashboard's audit page). */
+  listPage(accountId: AccountId, page: PageRequest): Promise<AuditEvent[]> {
+    return this.events.listPage(accountId, page);
   }
 }
 
 @Global()
-@Module({ providers: [AuditLog], exports: [AuditLog] })
+@Module({ providers: [AuditEventsRepository, AuditLog], exports: [AuditLog] })
 export class AuditModule {}

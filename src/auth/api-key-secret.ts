@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { KeyedHasher } from '../platform/crypto/keyed-hasher';
 
 /**
- * API key secrets (SPEC §5.2, CONTRACT §2): `sk_live_` + 43 base64url characters, i.e. 32
+ * API key secrets: `sk_live_` + 43 base64url characters, i.e. 32
  * random bytes, 51 characters in all. `sk_test_` is reserved for a future test mode and is
  * never issued. Only a keyed hash of the whole secret is stored.
  */

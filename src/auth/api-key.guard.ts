@@ -4,15 +4,14 @@ import { InsufficientScopeError, InvalidCredentialError } from '../platform/erro
 import { RateLimiter } from '../platform/rate-limit/rate-limiter.service';
 import { ApiKeysService } from './api-keys.service';
 import { requiredScope } from './scopes';
-
-export const API_PREFIX = '/v1/';
+import { API_PREFIX } from './surface';
 
 /**
- * The one guard of the public API. Every /v1 route needs a bearer key that is active (else
- * 401) and holds the scope ROUTE_SCOPES names for the route (else 403). A /v1 route missing
- * from that table is refused to every key. Routes outside /v1 (health, docs, unsubscribe
- * links) are not bearer-authenticated. Only then is the request counted against the key's
- * rate limit (429), so a bad key never spends anyone's quota.
+ * The /v1 half of RouteGuard. Every /v1 route needs a bearer key that is active (else 401)
+ * and holds the scope ROUTE_SCOPES names for the route (else 403). A /v1 route missing from
+ * that table is refused to every key. Routes outside /v1 are not its business. Only then is
+ * the request counted against the key's rate limit (429), so a bad key never spends anyone's
+ * quota.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {

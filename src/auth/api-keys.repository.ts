@@ -1,20 +1,38 @@
 import { Injectable } from '@nestjs/common';
+import type { ApiKeyStatus } from '../generated/prisma/client';
+import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
+import { KEY_TOUCH_INTERVAL_MS } from '../platform/settings';
+import * as sql from './api-keys.sql';
 
-export type KeyStatus = 'active' | 'revoked' | 'suspended';
+export type KeyStatus = ApiKeyStatus;
 
+/** A key as authentication needs it. */
 export interface StoredKey {
   id: string;
-  accountId: string;
+  /** Read from the key's row: the account every request made with it is scoped to. */
+  accountId: AccountId;
   scopes: string[];
-  status: string;
+  status: KeyStatus;
   lastUsedAt: Date | null;
 }
 
-/** last_used_at is written at most this often per key, to keep writes off the hot path. */
-const TOUCH_INTERVAL_MS = 60_000;
+/** What an account's key list shows: never the secret (only its hash is stored at all). */
+const KEY_FIELDS = {
+  id: true,
+  name: true,
+  lastFour: true,
+  scopes: true,
+  status: true,
+  createdAt: true,
+  lastUsedAt: true,
+} as const;
 
+/** An account never holds more than this many keys worth listing on one page. */
+const LIST_CAP = 500;
+
+/** api_keys and its only writer. The raw statements are in api-keys.sql.ts. */
 @Injectable()
 export class ApiKeysRepository {
   constructor(
@@ -24,29 +42,64 @@ export class ApiKeysRepository {
 
   /** The authentication hot path (every request): one indexed lookup straight through pg. */
   async findByHash(secretHash: string): Promise<StoredKey | undefined> {
-    const { rows } = await this.pool.query<StoredKey>(
-      `SELECT id, account_id AS "accountId", scopes, status, last_used_at AS "lastUsedAt"
-       FROM api_keys WHERE secret_hash = $1`,
-      [secretHash],
-    );
+    const { rows } = await this.pool.query<StoredKey>(sql.FIND_BY_SECRET_HASH, [secretHash]);
     return rows[0];
   }
 
   async touch(key: StoredKey, now: Date): Promise<void> {
-    if (key.lastUsedAt && now.getTime() - key.lastUsedAt.getTime() < TOUCH_INTERVAL_MS) return;
-    await this.prisma.$executeRaw`
-      UPDATE api_keys SET last_used_at = ${now} WHERE id = ${key.id}::uuid`;
+    if (key.lastUsedAt && now.getTime() - key.lastUsedAt.getTime() < KEY_TOUCH_INTERVAL_MS) {
+      return;
+    }
+    await this.prisma.$executeRaw(sql.touch(key.accountId, key.id, now));
   }
 
   create(
-    accountId: string,
+    accountId: AccountId,
     key: { id: string; name: string; scopes: string[]; secretHash: string; lastFour: string },
   ) {
     return this.prisma.apiKey.create({ data: { ...key, accountId } });
   }
 
-  async setStatus(id: string, status: KeyStatus) {
-    const { count } = await this.prisma.apiKey.updateMany({ where: { id }, data: { status } });
+  async setStatus(accountId: AccountId, id: string, status: KeyStatus): Promise<boolean> {
+    const { count } = await this.prisma.apiKey.updateMany({
+      where: { accountId, id },
+      data: { status },
+    });
     return count === 1;
   }
+
+  /**
+   * The account a key belongs to: for the operator CLI, which names keys by id alone and is
+   * trusted across accounts.
+   */
+  async accountOf(id: string): Promise<AccountId | undefined> {
+    const found = await this.prisma.apiKey.findUnique({
+      where: { id },
+      select: { accountId: true },
+    });
+    return found ? accountIdOfRow(found.accountId) : undefined;
+  }
+
+  list(accountId: AccountId) {
+    return this.prisma.apiKey.findMany({
+      where: { accountId },
+      orderBy: { id: 'desc' },
+      take: LIST_CAP,
+      select: KEY_FIELDS,
+    });
+  }
+
+  find(accountId: AccountId, id: string) {
+    return this.prisma.apiKey.findFirst({ where: { accountId, id }, select: KEY_FIELDS });
+  }
+
+  /** Names of keys, for naming the actors in the audit log. */
+  names(accountId: AccountId, ids: string[]) {
+    return this.prisma.apiKey.findMany({
+      where: { accountId, id: { in: ids } },
+      select: { id: true, name: true, lastFour: true },
+    });
+  }
 }
+
+export type KeyRow = NonNullable<Awaited<ReturnType<ApiKeysRepository['find']>>>;

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { newId, isUuid } from '../platform/crypto/ids';
 import { KeyedHasher } from '../platform/crypto/keyed-hasher';
-import { AccountsRepository } from '../accounts/accounts.repository';
+import { AccountsService } from '../accounts/accounts.service';
+import type { AccountId } from '../platform/database/account-id';
 import { generateSecret, hashSecret, isLiveKey } from './api-key-secret';
-import { ApiKeysRepository, KeyStatus, StoredKey } from './api-keys.repository';
+import { ApiKeysRepository, KeyRow, KeyStatus, StoredKey } from './api-keys.repository';
 import { isScope, Scope } from './scopes';
+
+export type { KeyRow } from './api-keys.repository';
 
 export class KeyCreationError extends Error {}
 
@@ -21,14 +24,14 @@ export interface CreatedKey {
 export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
-    private readonly accounts: AccountsRepository,
+    private readonly accounts: AccountsService,
     private readonly hasher: KeyedHasher,
   ) {}
 
-  async create(accountId: string, name: string, scopes: string[]): Promise<CreatedKey> {
-    if (!isUuid(accountId) || !(await this.accounts.exists(accountId))) {
-      throw new KeyCreationError(`No account with id ${accountId}.`);
-    }
+  /** `accountId` as given (the operator CLI takes it as text): checked to exist first. */
+  async create(account: string, name: string, scopes: string[]): Promise<CreatedKey> {
+    const accountId = await this.accounts.find(account);
+    if (!accountId) throw new KeyCreationError(`No account with id ${account}.`);
     const trimmedName = name.trim();
     if (!trimmedName || trimmedName.length > 100) {
       throw new KeyCreationError('A key needs a name of 1 to 100 characters.');
@@ -50,8 +53,24 @@ export class ApiKeysService {
     return { id, name: trimmedName, key: secret, scopes: validScopes };
   }
 
+  /** Revokes or suspends a key named by id alone (the operator CLI, trusted across accounts). */
   async setStatus(id: string, status: KeyStatus): Promise<boolean> {
-    return isUuid(id) && this.keys.setStatus(id, status);
+    const accountId = isUuid(id) ? await this.keys.accountOf(id) : undefined;
+    return accountId !== undefined && this.keys.setStatus(accountId, id, status);
+  }
+
+  /** The account's keys, newest first, without secrets. */
+  list(accountId: AccountId): Promise<KeyRow[]> {
+    return this.keys.list(accountId);
+  }
+
+  find(accountId: AccountId, id: string): Promise<KeyRow | null> {
+    return isUuid(id) ? this.keys.find(accountId, id) : Promise.resolve(null);
+  }
+
+  /** Names of the account's keys by id, for naming actors in the audit log. */
+  names(accountId: AccountId, ids: string[]) {
+    return this.keys.names(accountId, ids);
   }
 
   /** The key behind a bearer secret, if it is a live key that is active. */

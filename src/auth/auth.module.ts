@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { AccountsModule } from '../accounts/accounts.module';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
 import { ApiKeyGuard } from './api-key.guard';
@@ -13,9 +12,13 @@ import { ApiKeysService } from './api-keys.service';
 })
 export class AuthModule {}
 
-/** Registered only by the HTTP API module, so workers and the CLI carry no guard. */
+/**
+ * The API key half of RouteGuard, with the rate limiter it enforces. Imported only by the
+ * HTTP API module, so workers and the CLI carry no guard.
+ */
 @Module({
   imports: [AuthModule, RateLimitModule],
-  providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
+  providers: [ApiKeyGuard],
+  exports: [ApiKeyGuard],
 })
 export class ApiAuthModule {}

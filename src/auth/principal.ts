@@ -1,21 +1,25 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import type { AccountId } from '../platform/database/account-id';
 
 /**
- * Who is calling: a /v1 caller's API key (set by the auth guard on every authenticated /v1
- * request), or a signed-in dashboard user acting through the same services (src/dashboard).
+ * Who is calling, and the one thing services receive about it: an API key (on /v1) or a
+ * signed-in person (on /dashboard/api). RouteGuard sets it on every request it lets through
+ * to either surface; the services decide and audit by it, whichever surface it came from.
  */
 export type Principal = KeyPrincipal | UserPrincipal;
 
 export interface KeyPrincipal {
-  accountId: string;
+  /** From the authenticated key: the only way a request gets an AccountId. */
+  accountId: AccountId;
   apiKeyId: string;
   userId?: undefined;
   scopes: readonly string[];
 }
 
 export interface UserPrincipal {
-  accountId: string;
+  /** From the signed-in person's session. */
+  accountId: AccountId;
   userId: string;
   apiKeyId?: undefined;
   scopes: readonly string[];
@@ -27,7 +31,7 @@ declare module 'fastify' {
   }
 }
 
-/** Injects the caller's Principal into a controller method. */
+/** Injects the caller's Principal into a controller method (a /v1 or /dashboard/api route). */
 export const Caller = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
   const principal = context.switchToHttp().getRequest<FastifyRequest>().principal;
   if (!principal) throw new Error('Caller used on a route the auth guard did not authenticate');

@@ -1,7 +1,8 @@
 /**
- * Herald's scope table (CONTRACT §2): every scope a key can hold, and the scope each /v1
- * route requires. The auth guard reads ROUTE_SCOPES and nothing else, so a /v1 route that is
- * missing here cannot be reached by any key: auth is closed by default.
+ * Herald's scope table: every scope a key can hold, and the scope each /v1 route requires.
+ * It lists only routes that exist (an e2e test compares it with the served routes). The
+ * route guard reads ROUTE_SCOPES and nothing else, so a /v1 route that is missing here
+ * cannot be reached by any key: auth is closed by default.
  */
 export const SCOPES = [
   'subscribers:read',
@@ -15,6 +16,8 @@ export const SCOPES = [
   'templates:write',
   'transactional:send',
   'stats:read',
+  'domains:read',
+  'domains:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -58,7 +61,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'POST /v1/transactional/send': 'transactional:send',
   'GET /v1/transactional/:id': 'transactional:send',
 
-  'GET /v1/stats': 'stats:read',
+  'GET /v1/domains': 'domains:read',
+  'GET /v1/domains/:id': 'domains:read',
+  'POST /v1/domains': 'domains:write',
+  'DELETE /v1/domains/:id': 'domains:write',
+  'POST /v1/domains/:id/verify': 'domains:write',
+  'POST /v1/domains/:id/rotate': 'domains:write',
 };
 
 export function requiredScope(method: string, routePath: string): Scope | undefined {

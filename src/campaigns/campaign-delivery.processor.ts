@@ -1,29 +1,45 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { Campaign } from '../generated/prisma/client';
+import { AccountsService } from '../accounts/accounts.service';
+import { SenderDomainsService } from '../domains/sender-domains.service';
+import { SenderIdentity } from '../domains/sender-identity';
+import { Campaign, Subscriber } from '../generated/prisma/client';
+import { FooterSender, withOptOut } from '../opt-out/opt-out-footer';
+import { AccountId, parseAccountId } from '../platform/database/account-id';
+import { ValidationFailedError } from '../platform/errors/api-errors';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
-import { textFromHtml } from '../platform/mail/text-part';
-import { AccountsService } from '../accounts/accounts.service';
-import { SenderIdentity, withOptOut } from '../opt-out/opt-out-footer';
-import { CompiledMessage, compileMessage } from '../templates/template-renderer';
-import { CampaignLedgerRepository, Outcome, RecipientRow } from './campaign-ledger.repository';
+import {
+  CAMPAIGN_JOB_LOCK_MS,
+  CAMPAIGN_MAX_STALLED,
+  CAMPAIGN_STALLED_CHECK_MS,
+  DELIVERY_CHUNK,
+  DELIVERY_CONCURRENCY,
+  DELIVERY_WINDOW,
+  RECORD_ATTEMPTS,
+  RECORD_BATCH,
+  RECORD_DELAY_MS,
+} from '../platform/settings';
+import { SubscribersService } from '../subscribers/subscribers.service';
+import { SuppressionList } from '../suppression/suppression-list';
+import {
+  CompiledMessage,
+  compileMessage,
+  textFromHtml,
+  unrenderable,
+} from '../templates/template-renderer';
+import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { skipReasonOf } from './mailability';
 import { CampaignMessageBuilder } from './campaign-message';
+import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { DeliveryJob } from './campaign-send-queue';
+import { CampaignsRepository } from './campaigns.repository';
 import { OutcomeRecorder } from './outcome-recorder';
+import { Outcome } from './recipient-outcome';
 
-/** Recipients claimed by one conditional UPDATE. */
-export const DELIVERY_CHUNK = 50;
-/** Messages one job keeps in flight (the pool queues beyond its connections). */
-export const DELIVERY_WINDOW = 100;
-/** Delivery jobs one worker process runs at once. */
-export const DELIVERY_CONCURRENCY = 4;
-/** Outcomes are written in bulk: at most this many at once, at most this long after a 250. */
-export const RECORD_BATCH = 100;
-export const RECORD_DELAY_MS = 50;
-const RECORD_ATTEMPTS = 6;
+/** A claimed recipient's row, and whether the address is suppressed right now. */
+type RecipientRow = Subscriber & { suppressed: boolean };
 
 /**
  * Delivers one batch of a campaign: claims pending ledger rows a chunk at a time (pending →
@@ -35,25 +51,31 @@ const RECORD_ATTEMPTS = 6;
  */
 @Processor(QUEUES.campaignDelivery, {
   concurrency: DELIVERY_CONCURRENCY,
-  lockDuration: 15_000,
-  stalledInterval: 5_000,
-  maxStalledCount: 10,
+  lockDuration: CAMPAIGN_JOB_LOCK_MS,
+  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
+  maxStalledCount: CAMPAIGN_MAX_STALLED,
 })
 export class CampaignDeliveryProcessor extends WorkerHost {
   private readonly logger = new Logger(CampaignDeliveryProcessor.name);
 
   constructor(
+    private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
+    private readonly outcomes: CampaignOutcomeWriter,
+    private readonly subscribers: SubscribersService,
     private readonly messages: CampaignMessageBuilder,
     private readonly transport: MailTransport,
+    private readonly senderDomains: SenderDomainsService,
     private readonly accounts: AccountsService,
+    private readonly suppressions: SuppressionList,
   ) {
     super();
   }
 
   async process(job: Job<DeliveryJob>): Promise<void> {
-    const { accountId, campaignId, batch } = job.data;
-    const campaign = await this.ledger.findCampaign(accountId, campaignId);
+    const accountId = parseAccountId(job.data.accountId);
+    const { campaignId, batch } = job.data;
+    const campaign = await this.campaigns.findById(accountId, campaignId);
     if (!campaign || campaign.status !== 'sending') return;
     const released = await this.ledger.releaseClaims(accountId, campaignId, batch);
     if (released > 0) {
@@ -61,16 +83,23 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     }
     // HTML-only content gets a text part, converted once per job from the template itself
     // (merge fields survive the conversion), not once per recipient; each part without an
-    // unsubscribe link of its own gets the footer.
-    const compiled = compileMessage(
+    // unsubscribe link of its own gets the footer. A template that no longer compiles fails
+    // each message with the reason (logged), not the job: retrying it would not help, and
+    // would leave the campaign sending.
+    const compiled = await compileMessage(
       withOptOut({
         subject: campaign.subject,
         html: campaign.html,
         text: campaign.text ?? (campaign.html === null ? null : await textFromHtml(campaign.html)),
       }),
-    );
+    ).catch((error: unknown) => {
+      if (!(error instanceof ValidationFailedError)) throw error;
+      return unrenderable(error);
+    });
     const settings = await this.accounts.settings(accountId);
-    const sender = { name: settings.name, postalAddress: settings.postal_address };
+    const footer: FooterSender = { name: settings.name, postalAddress: settings.postal_address };
+    // One From per campaign: its signing key is looked up once per job.
+    const sender = await this.senderDomains.signingIdentity(accountId, campaign.fromAddress);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const deferred: string[] = [];
     const recorder = new OutcomeRecorder(
@@ -94,6 +123,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
           void this.deliverOne(
             campaign,
             compiled,
+            footer,
             sender,
             subscriberId,
             subscribers.get(subscriberId),
@@ -123,19 +153,27 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       // the retry claims only the recipients still pending.
       throw new Error(`${deferred.length} recipients deferred by the SMTP server; will retry`);
     }
-    await this.ledger.completeIfFinished(accountId, campaignId);
+    await this.campaigns.completeIfFinished(accountId, campaignId);
   }
 
-  private async subscribersById(accountId: string, ids: string[]) {
+  /** The claimed recipients' rows, each with whether its address is suppressed right now. */
+  private async subscribersById(accountId: AccountId, ids: string[]) {
     if (ids.length === 0) return new Map<string, RecipientRow>();
-    const rows = await this.ledger.subscribers(accountId, ids);
-    return new Map(rows.map((row) => [row.id, row]));
+    const rows = await this.subscribers.findRows(accountId, ids);
+    const suppressed = await this.suppressions.suppressedAmong(
+      accountId,
+      rows.map((row) => row.emailNormalized),
+    );
+    return new Map(
+      rows.map((row) => [row.id, { ...row, suppressed: suppressed.has(row.emailNormalized) }]),
+    );
   }
 
   private async deliverOne(
     campaign: Campaign,
     compiled: CompiledMessage,
-    sender: SenderIdentity,
+    footer: FooterSender,
+    sender: SenderIdentity | undefined,
     subscriberId: string,
     subscriber: RecipientRow | undefined,
     lastAttempt: boolean,
@@ -146,7 +184,9 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     const skip = skipReasonOf(subscriber.status, subscriber.suppressed);
     if (skip) return { subscriberId, kind: 'skipped', reason: skip };
     try {
-      await this.transport.send(this.messages.build(campaign, compiled, subscriber, sender));
+      await this.transport.send(
+        await this.messages.build(campaign, compiled, subscriber, footer, sender),
+      );
       return { subscriberId, kind: 'delivered' };
     } catch (error) {
       if (error instanceof MailDeliveryError) {
@@ -169,10 +209,10 @@ export class CampaignDeliveryProcessor extends WorkerHost {
    * The messages of this chunk are out: losing their outcomes would resend them. So a
    * failing write (a deadlock, a blip of the database) is retried before giving up.
    */
-  private async recordWithRetry(accountId: string, campaignId: string, outcomes: Outcome[]) {
+  private async recordWithRetry(accountId: AccountId, campaignId: string, outcomes: Outcome[]) {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.ledger.record(accountId, campaignId, outcomes);
+        await this.outcomes.record(accountId, campaignId, outcomes);
         return;
       } catch (error) {
         if (attempt >= RECORD_ATTEMPTS) throw error;

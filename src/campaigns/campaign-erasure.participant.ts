@@ -1,12 +1,14 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { rm } from 'node:fs/promises';
-import { Prisma } from '../generated/prisma/client';
 import {
   ErasedIdentityRef,
   ErasureParticipant,
   ErasureRegistry,
 } from '../erasure/erasure-participant';
+import type { Db } from '../platform/database/db';
 import { MailTransport } from '../platform/mail/mail-transport';
+import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { CampaignsRepository } from './campaigns.repository';
 
 /**
  * What erasure means for campaigns. The ledger holds ids and outcomes only (no address, no
@@ -22,35 +24,25 @@ export class CampaignErasureParticipant implements ErasureParticipant, OnModuleI
   constructor(
     private readonly registry: ErasureRegistry,
     private readonly transport: MailTransport,
+    private readonly ledger: CampaignLedgerRepository,
+    private readonly campaigns: CampaignsRepository,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this);
   }
 
-  async erase(tx: Prisma.TransactionClient, identity: ErasedIdentityRef): Promise<void> {
-    if (!identity.subscriberId) return;
-    const skipped = await tx.$queryRaw<{ campaign_id: string; count: number }[]>`
-      WITH skipped AS (
-        UPDATE campaign_recipients SET status = 'skipped', skip_reason = 'erased'
-         WHERE account_id = ${identity.accountId}::uuid
-           AND subscriber_id = ${identity.subscriberId}::uuid AND status = 'pending'
-        RETURNING campaign_id
-      )
-      SELECT campaign_id::text, count(*)::int AS count FROM skipped
-       GROUP BY campaign_id ORDER BY campaign_id`;
-    if (skipped.length === 0) return;
-    const ids = skipped.map((row) => row.campaign_id);
-    const counts = skipped.map((row) => row.count);
-    // Campaign rows in id order, the same order the delivery workers' writes take.
-    await tx.$queryRaw`SELECT 1 FROM campaigns WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`;
-    await tx.$executeRaw`
-      UPDATE campaigns c
-         SET recipient_count = c.recipient_count - v.n,
-             skipped_erased_count = c.skipped_erased_count + v.n,
-             progress_at = now()
-        FROM unnest(${ids}::uuid[], ${counts}::int[]) AS v(id, n)
-       WHERE c.id = v.id AND c.account_id = ${identity.accountId}::uuid`;
+  async erase(tx: Db, identity: ErasedIdentityRef): Promise<void> {
+    const { accountId, subscriberId } = identity;
+    if (!subscriberId) return;
+    // Ledger rows first, then campaign rows in id order (the skipped counts come in that order).
+    const skipped = await this.ledger.skipErased(accountId, subscriberId, tx);
+    await this.campaigns.countErasedSkips(
+      accountId,
+      skipped.map((row) => row.campaign_id),
+      skipped.map((row) => row.count),
+      tx,
+    );
   }
 
   async afterCommit(identity: Omit<ErasedIdentityRef, 'emailNormalized'>): Promise<void> {

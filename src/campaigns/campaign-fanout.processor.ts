@@ -2,15 +2,22 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { Prisma } from '../generated/prisma/client';
+import { AccountId, parseAccountId } from '../platform/database/account-id';
 import { QUEUES } from '../platform/queue/queue.module';
-import { parseSegmentFilter, segmentFilterSql } from '../segments/segment-filter';
+import {
+  CAMPAIGN_JOB_LOCK_MS,
+  CAMPAIGN_MAX_STALLED,
+  CAMPAIGN_STALLED_CHECK_MS,
+  DELIVERY_BATCH,
+  FANOUT_BATCH,
+  FANOUT_CONCURRENCY,
+} from '../platform/settings';
+import { segmentFilterSql } from '../segments/segment-filter';
+import { SegmentsService } from '../segments/segments.service';
+import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignSendQueue, FanoutJob } from './campaign-send-queue';
-
-/** Audience rows read and written per fan-out transaction: bounded memory, short locks. */
-export const FANOUT_BATCH = 1000;
-/** Recipients per delivery job: small enough to spread over workers and to retry cheaply. */
-export const DELIVERY_BATCH = 250;
+import { CampaignsRepository } from './campaigns.repository';
 
 /**
  * The fan-out: streams a campaign's audience in keyset batches into the send ledger and
@@ -19,24 +26,28 @@ export const DELIVERY_BATCH = 250;
  * lives on the campaign row and moves in the same transaction as the ledger rows.
  */
 @Processor(QUEUES.campaignFanout, {
-  concurrency: 2,
-  lockDuration: 15_000,
-  stalledInterval: 5_000,
-  maxStalledCount: 10,
+  concurrency: FANOUT_CONCURRENCY,
+  lockDuration: CAMPAIGN_JOB_LOCK_MS,
+  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
+  maxStalledCount: CAMPAIGN_MAX_STALLED,
 })
 export class CampaignFanoutProcessor extends WorkerHost {
   private readonly logger = new Logger(CampaignFanoutProcessor.name);
 
   constructor(
+    private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
+    private readonly snapshot: CampaignAudienceSnapshot,
+    private readonly segments: SegmentsService,
     private readonly queue: CampaignSendQueue,
   ) {
     super();
   }
 
   async process(job: Job<FanoutJob>): Promise<void> {
-    const { accountId, campaignId } = job.data;
-    const campaign = await this.ledger.findCampaign(accountId, campaignId);
+    const accountId = parseAccountId(job.data.accountId);
+    const { campaignId } = job.data;
+    const campaign = await this.campaigns.findById(accountId, campaignId);
     if (!campaign || campaign.status !== 'sending') return;
 
     // A fan-out that died between committing a batch and enqueuing its delivery job (or a
@@ -51,7 +62,7 @@ export class CampaignFanoutProcessor extends WorkerHost {
     if (!campaign.fanoutDoneAt) {
       const audience = await this.audience(accountId, campaign.segmentId);
       for (;;) {
-        const { batches, done } = await this.ledger.snapshotBatch(
+        const { batches, done } = await this.snapshot.snapshotBatch(
           accountId,
           campaignId,
           audience,
@@ -63,7 +74,7 @@ export class CampaignFanoutProcessor extends WorkerHost {
       }
     }
     // An audience that was empty or entirely skipped has no delivery job to finish it.
-    if (await this.ledger.completeIfFinished(accountId, campaignId)) {
+    if (await this.campaigns.completeIfFinished(accountId, campaignId)) {
       this.logger.log(`campaign ${campaignId} sent`);
     }
   }
@@ -72,10 +83,10 @@ export class CampaignFanoutProcessor extends WorkerHost {
    * The segment's filter as SQL over `subscribers s`, read once per fan-out run. A segment
    * in use by an unsent campaign cannot be deleted (SegmentsRepository.delete).
    */
-  private async audience(accountId: string, segmentId: string | null): Promise<Prisma.Sql> {
+  private async audience(accountId: AccountId, segmentId: string | null): Promise<Prisma.Sql> {
     if (!segmentId) return Prisma.sql`TRUE`;
-    const filter = await this.ledger.segmentFilter(accountId, segmentId);
+    const filter = await this.segments.filterOf(accountId, segmentId);
     if (filter === undefined) throw new Error(`segment ${segmentId} of the campaign is missing`);
-    return segmentFilterSql(parseSegmentFilter(filter));
+    return segmentFilterSql(filter);
   }
 }

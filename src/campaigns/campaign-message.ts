@@ -2,19 +2,22 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Campaign, Subscriber } from '../generated/prisma/client';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
+import { accountIdOfRow } from '../platform/database/account-id';
 import { OutgoingMessage } from '../platform/mail/mail-transport';
 import { CompiledMessage, subscriberVariables } from '../templates/template-renderer';
+import { SenderIdentity } from '../domains/sender-identity';
 import { VerpAddresses } from '../feedback/verp-address';
-import { SenderIdentity, senderVariables } from '../opt-out/opt-out-footer';
+import { FooterSender, senderVariables } from '../opt-out/opt-out-footer';
+import { hasInvalidCharacters } from '../platform/validation/text-integrity';
+import { rewriteLinks } from './click-tracking';
 import { RecipientRef, RecipientTokens } from './recipient-token';
 
-const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
-
 /**
- * Turns a campaign and one subscriber into the message on the wire (CONTRACT §5): merge
+ * Turns a campaign and one subscriber into the message on the wire: merge
  * fields rendered, links and an open pixel routed through PUBLIC_URL for tracking, and the
  * RFC 2369 / RFC 8058 unsubscribe headers with a signed token (never the address), and a VERP
- * return path. The Message-ID is derived from campaign and subscriber, so a resend after a
+ * return path (at the sender domain's bounce subdomain when it has one), signed with the
+ * sender domain's DKIM key. The Message-ID is derived from campaign and subscriber, so a resend after a
  * crash carries the same id and receivers can recognise it, and a provider's bounce
  * notification quoting it leads back to the recipient.
  */
@@ -26,14 +29,15 @@ export class CampaignMessageBuilder {
     private readonly verp: VerpAddresses,
   ) {}
 
-  build(
+  async build(
     campaign: Campaign,
     compiled: CompiledMessage,
     subscriber: Subscriber,
-    sender: SenderIdentity,
-  ): OutgoingMessage {
+    footer: FooterSender,
+    sender: SenderIdentity | undefined,
+  ): Promise<OutgoingMessage> {
     const ref: RecipientRef = {
-      accountId: campaign.accountId,
+      accountId: accountIdOfRow(campaign.accountId),
       subscriberId: subscriber.id,
       campaignId: campaign.id,
     };
@@ -41,9 +45,9 @@ export class CampaignMessageBuilder {
     const unsubscribeUrl = `${this.config.publicUrl}/unsubscribe/${unsubscribeToken}`;
     // The same token: the page where the person manages (ends, or takes up again) this list.
     const preferencesUrl = `${this.config.publicUrl}/preferences/${unsubscribeToken}`;
-    const rendered = compiled.render({
+    const rendered = await compiled.render({
       ...subscriberVariables(subscriber),
-      ...senderVariables(sender),
+      ...senderVariables(footer),
       unsubscribe_url: unsubscribeUrl,
       preferences_url: preferencesUrl,
     });
@@ -70,20 +74,20 @@ export class CampaignMessageBuilder {
         'X-Herald-Campaign': campaign.id,
       },
       messageId: `${campaign.id}.${subscriber.id}`,
-      returnPath: this.verp.address('bounce', message),
       storageKey: subscriber.id,
+      dkim: sender?.dkim,
+      envelopeFrom: this.verp.returnPath(message, sender),
     };
   }
 
   /** Click tracking for every http(s) link but the subscription ones, and an open pixel. */
   private track(html: string, token: string, untracked: string[]): string {
     const base = this.config.publicUrl;
-    const linked = html.replace(LINK, (whole, prefix: string, quote: string, href: string) => {
-      const target = href.replace(/&amp;/g, '&');
-      if (untracked.includes(target)) return whole;
+    const linked = rewriteLinks(html, (target) => {
+      // A target that cannot be percent-encoded stays as it is (untracked), not a failed send.
+      if (untracked.includes(target) || hasInvalidCharacters(target)) return undefined;
       const signature = this.tokens.signValue(token, target);
-      const tracked = `${base}/t/click/${token}?u=${encodeURIComponent(target)}&amp;s=${signature}`;
-      return `${prefix}${quote}${tracked}${quote}`;
+      return `${base}/t/click/${token}?u=${encodeURIComponent(target)}&amp;s=${signature}`;
     });
     const pixel = `<img src="${base}/t/open/${token}" width="1" height="1" alt="" style="display:none">`;
     const close = linked.search(/<\/body>/i);

@@ -1,9 +1,19 @@
 import { BullModule, InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Module } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
+import type { AccountId } from '../platform/database/account-id';
 import { QUEUES } from '../platform/queue/queue.module';
+import {
+  DELIVERY_ATTEMPTS,
+  DELIVERY_BACKOFF_MS,
+  FANOUT_ATTEMPTS,
+  FANOUT_BACKOFF_MS,
+} from '../platform/settings';
 
-/** Jobs carry ids only: never an address or any other personal data. */
+/**
+ * Jobs carry ids only: never an address or any other personal data. Read back from Redis,
+ * `accountId` is plain data again: processors parse it (parseAccountId) before any query.
+ */
 export interface FanoutJob {
   accountId: string;
   campaignId: string;
@@ -15,18 +25,14 @@ export interface DeliveryJob {
   batch: number;
 }
 
-/** How many times a delivery batch is tried when recipients get 4xx answers, and how slowly. */
-export const DELIVERY_ATTEMPTS = 6;
-export const DELIVERY_BACKOFF_MS = 1000;
-
 /**
  * Job ids make enqueuing idempotent: BullMQ ignores an add whose id exists. Finished jobs are
  * removed, so after a lost Redis or a crashed fan-out the same job can be added again; the
  * ledger, not the queue, decides who still gets mail.
  */
 const FANOUT_OPTIONS: JobsOptions = {
-  attempts: 20,
-  backoff: { type: 'exponential', delay: 1000 },
+  attempts: FANOUT_ATTEMPTS,
+  backoff: { type: 'exponential', delay: FANOUT_BACKOFF_MS },
   removeOnComplete: true,
   removeOnFail: true,
 };
@@ -47,7 +53,7 @@ export class CampaignSendQueue {
     @InjectQueue(QUEUES.campaignDelivery) private readonly delivery: Queue<DeliveryJob>,
   ) {}
 
-  async enqueueFanout(accountId: string, campaignId: string): Promise<void> {
+  async enqueueFanout(accountId: AccountId, campaignId: string): Promise<void> {
     await this.fanout.add(
       'fanout',
       { accountId, campaignId },
@@ -55,7 +61,7 @@ export class CampaignSendQueue {
     );
   }
 
-  async enqueueDeliveries(accountId: string, campaignId: string, batches: number[]) {
+  async enqueueDeliveries(accountId: AccountId, campaignId: string, batches: number[]) {
     if (batches.length === 0) return;
     await this.delivery.addBulk(
       batches.map((batch) => ({

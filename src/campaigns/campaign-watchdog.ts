@@ -1,10 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { WATCHDOG_BATCH, WATCHDOG_IDLE_SECONDS, WATCHDOG_TICK_MS } from '../platform/settings';
 import { CampaignSendQueue } from './campaign-send-queue';
-
-const TICK_MS = 15_000;
-/** A sending campaign whose counters have not moved for this long gets its fan-out again. */
-const IDLE_SECONDS = 60;
+import { CampaignsRepository } from './campaigns.repository';
 
 /**
  * PostgreSQL, not Redis, is the record of what is still to send. If Redis loses its jobs
@@ -20,12 +17,12 @@ export class CampaignWatchdog implements OnApplicationBootstrap, OnApplicationSh
   private running = false;
 
   constructor(
-    private readonly ledger: CampaignLedgerRepository,
+    private readonly campaigns: CampaignsRepository,
     private readonly queue: CampaignSendQueue,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), TICK_MS);
+    this.timer = setInterval(() => void this.tick(), WATCHDOG_TICK_MS);
     this.timer.unref();
   }
 
@@ -37,9 +34,12 @@ export class CampaignWatchdog implements OnApplicationBootstrap, OnApplicationSh
     if (this.running) return;
     this.running = true;
     try {
-      for (const campaign of await this.ledger.stalledCampaigns(IDLE_SECONDS)) {
-        this.logger.warn(`campaign ${campaign.id} idle for ${IDLE_SECONDS}s; resuming its fan-out`);
-        await this.queue.enqueueFanout(campaign.account_id, campaign.id);
+      const stalled = await this.campaigns.stalledCampaigns(WATCHDOG_IDLE_SECONDS, WATCHDOG_BATCH);
+      for (const campaign of stalled) {
+        this.logger.warn(
+          `campaign ${campaign.id} idle for ${WATCHDOG_IDLE_SECONDS}s; resuming its fan-out`,
+        );
+        await this.queue.enqueueFanout(campaign.accountId, campaign.id);
       }
     } catch (error) {
       this.logger.error(`watchdog tick failed: ${String(error)}`);

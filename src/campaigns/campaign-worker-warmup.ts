@@ -1,8 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { accountIdOfRow } from '../platform/database/account-id';
 import { MailTransport } from '../platform/mail/mail-transport';
+import { SubscribersService } from '../subscribers/subscribers.service';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { CampaignOutcomeWriter } from './campaign-outcome-writer';
+import { CampaignsRepository } from './campaigns.repository';
 
 const NO_ID = '00000000-0000-0000-0000-000000000000';
+/** An account that cannot exist: every statement below matches nothing. */
+const NO_ACCOUNT = accountIdOfRow(NO_ID);
 
 /**
  * Runs each hot query of the send pipeline once, against ids that match nothing, when a
@@ -14,21 +20,24 @@ export class CampaignWorkerWarmup implements OnApplicationBootstrap {
   private readonly logger = new Logger(CampaignWorkerWarmup.name);
 
   constructor(
+    private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
+    private readonly outcomes: CampaignOutcomeWriter,
+    private readonly subscribers: SubscribersService,
     private readonly transport: MailTransport,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     try {
-      await this.ledger.findCampaign(NO_ID, NO_ID);
-      await this.ledger.claim(NO_ID, NO_ID, 0, 1);
-      await this.ledger.subscribers(NO_ID, [NO_ID]);
-      await this.ledger.releaseClaims(NO_ID, NO_ID, 0);
-      await this.ledger.record(NO_ID, NO_ID, [
+      await this.campaigns.findById(NO_ACCOUNT, NO_ID);
+      await this.ledger.claim(NO_ACCOUNT, NO_ID, 0, 1);
+      await this.subscribers.findRows(NO_ACCOUNT, [NO_ID]);
+      await this.ledger.releaseClaims(NO_ACCOUNT, NO_ID, 0);
+      await this.outcomes.record(NO_ACCOUNT, NO_ID, [
         { subscriberId: NO_ID, kind: 'delivered' },
         { subscriberId: NO_ID, kind: 'skipped', reason: 'erased' },
       ]);
-      await this.ledger.completeIfFinished(NO_ID, NO_ID);
+      await this.campaigns.completeIfFinished(NO_ACCOUNT, NO_ID);
       await this.transport.warmUp();
     } catch (error) {
       // Only an optimisation: a worker that cannot warm up still works.

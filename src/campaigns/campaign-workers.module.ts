@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
-import { MailModule } from '../platform/mail/mail-transport';
-import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { VerpModule } from '../feedback/verp.module';
+import { MailModule } from '../platform/mail/mail-transport';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
 import { CampaignFanoutProcessor } from './campaign-fanout.processor';
-import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignMessageBuilder } from './campaign-message';
-import { CampaignQueuesModule } from './campaign-send-queue';
 import { CampaignWatchdog } from './campaign-watchdog';
 import { CampaignWorkerWarmup } from './campaign-worker-warmup';
+import { CampaignsCoreModule } from './campaigns-core.module';
 import { RecipientTokens } from './recipient-token';
 
 /**
@@ -17,9 +16,8 @@ import { RecipientTokens } from './recipient-token';
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
-  imports: [AccountsModule, CampaignQueuesModule, MailModule, SuppressionCoreModule, VerpModule],
+  imports: [AccountsModule, CampaignsCoreModule, MailModule, SenderDomainsCoreModule, VerpModule],
   providers: [
-    CampaignLedgerRepository,
     CampaignMessageBuilder,
     RecipientTokens,
     CampaignFanoutProcessor,

@@ -9,10 +9,8 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
+import { Mailbox } from '../platform/validation/mailbox.decorator';
 
-/** `Name <addr@domain>` or a bare `addr@domain`; no line breaks, so no header injection. */
-const FROM_ADDRESS =
-  /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)$/;
 const MAX_BODY = 512 * 1024;
 const present = (_: object, value: unknown) => value !== undefined;
 
@@ -35,8 +33,7 @@ export class CreateCampaignDto {
   @ApiProperty({ example: 'Acme <news@acme.example>' })
   @IsDefined()
   @IsString()
-  @Matches(FROM_ADDRESS, { message: 'from must be an address, optionally with a display name' })
-  @MaxLength(320)
+  @Mailbox()
   from!: string;
 
   @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Or html and/or text.' })
@@ -88,8 +85,7 @@ export class UpdateCampaignDto {
   @ApiPropertyOptional()
   @ValidateIf(present)
   @IsString()
-  @Matches(FROM_ADDRESS, { message: 'from must be an address, optionally with a display name' })
-  @MaxLength(320)
+  @Mailbox()
   from?: string;
 
   @ApiPropertyOptional({ format: 'uuid', nullable: true })

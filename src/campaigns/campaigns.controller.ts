@@ -19,9 +19,10 @@ import {
 } from './campaign.presenter';
 import { CampaignsService } from './campaigns.service';
 
+/** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */
 @ApiTags('campaigns')
 @ApiBearerAuth()
-@Controller('v1/campaigns')
+@Controller(['v1/campaigns', 'dashboard/api/campaigns'])
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}
 

@@ -1,31 +1,34 @@
 import { Module } from '@nestjs/common';
-import { ErasureModule } from '../erasure/erasure.module';
+import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { MailModule } from '../platform/mail/mail-transport';
-import { SegmentsModule } from '../segments/segments.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { CampaignErasureParticipant } from './campaign-erasure.participant';
-import { CampaignQueuesModule } from './campaign-send-queue';
+import { CampaignReportsService } from './campaign-reports.service';
+import { CampaignTimelineRepository } from './campaign-timeline.repository';
+import { CampaignsDashboardController } from './campaigns-dashboard.controller';
+import { CampaignsCoreModule } from './campaigns-core.module';
 import { CampaignsController } from './campaigns.controller';
-import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
-import { RecipientActivityRepository } from './recipient-activity.repository';
+import { RecipientActivityService } from './recipient-activity.service';
 import { RecipientTokens } from './recipient-token';
 import { TrackingController } from './tracking.controller';
 
 /**
- * The campaigns API: CRUD, send, stats, and the tracking links (outside /v1; the unsubscribe
- * links are the opt-out module's). Registers the campaigns' erasure participant.
+ * Campaigns on /v1 and /dashboard/api: CRUD, send, stats, the dashboard's audience and
+ * timeline; and the public tracking links (the unsubscribe links are the opt-out module's). Registers the campaigns' erasure
+ * participant.
  */
 @Module({
-  imports: [CampaignQueuesModule, ErasureModule, MailModule, SegmentsModule, TemplatesModule],
-  controllers: [CampaignsController, TrackingController],
+  imports: [CampaignsCoreModule, MailModule, TemplatesModule, SenderDomainsCoreModule],
+  controllers: [CampaignsController, CampaignsDashboardController, TrackingController],
   providers: [
-    CampaignsRepository,
     CampaignsService,
+    CampaignReportsService,
+    CampaignTimelineRepository,
     RecipientTokens,
-    RecipientActivityRepository,
+    RecipientActivityService,
     CampaignErasureParticipant,
   ],
-  exports: [CampaignsRepository, CampaignsService],
+  exports: [CampaignsService],
 })
 export class CampaignsModule {}

@@ -1,43 +1,78 @@
 import { Injectable } from '@nestjs/common';
 import { Campaign, Prisma } from '../generated/prisma/client';
+import { AccountId, accountIdOfRow } from '../platform/database/account-id';
+import type { Db, PgClient } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import type { ActivityKind } from './campaign-ledger.sql';
+import * as sql from './campaigns.sql';
 
 export type CampaignColumns = Pick<
   Prisma.CampaignUncheckedCreateInput,
   'name' | 'subject' | 'fromAddress' | 'templateId' | 'segmentId' | 'html' | 'text'
 >;
 
+/** Where a campaign's fan-out stands (read with the row locked). */
+export interface FanoutCheckpoint {
+  afterId: string | null;
+  batches: number;
+  done: boolean;
+  segmentId: string | null;
+  createdAt: Date;
+}
+
+/** How many outcomes of each kind one chunk wrote to the ledger. */
+export interface OutcomeCounts {
+  delivered: number;
+  failed: number;
+  hardBounces: number;
+  skippedErased: number;
+  skippedUnsubscribed: number;
+  skippedBounced: number;
+  skippedComplained: number;
+  skippedSuppressed: number;
+  /** Temporary refusals that outlasted every retry. */
+  softBounces: number;
+}
+
+/**
+ * The campaigns table and its only writer: the definitions (CRUD while a draft), the status
+ * (draft → sending → sent), the fan-out checkpoint and the counters. Counters move in bulk,
+ * inside the transaction that writes the ledger rows they count, never once per message.
+ * The raw statements are in campaigns.sql.ts.
+ */
 @Injectable()
 export class CampaignsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  listPage(accountId: string, page: PageRequest): Promise<Campaign[]> {
+  listPage(accountId: AccountId, page: PageRequest): Promise<Campaign[]> {
     return this.prisma.campaign.findMany(keysetPage(accountId, page));
   }
 
-  findById(accountId: string, id: string): Promise<Campaign | null> {
+  findById(accountId: AccountId, id: string): Promise<Campaign | null> {
     return this.prisma.campaign.findFirst({ where: { accountId, id } });
   }
 
-  create(accountId: string, id: string, columns: CampaignColumns): Promise<Campaign> {
+  create(accountId: AccountId, id: string, columns: CampaignColumns): Promise<Campaign> {
     return this.prisma.campaign.create({ data: { ...columns, id, accountId } });
   }
 
   /** Changes a draft; null when there is no draft with that id (missing, or already sending). */
   async updateDraft(
-    accountId: string,
+    accountId: AccountId,
     id: string,
     columns: Partial<CampaignColumns>,
   ): Promise<Campaign | null> {
     const { count } = await this.prisma.campaign.updateMany({
       where: { accountId, id, status: 'draft' },
+      // Stamped here too: Prisma skips @updatedAt when no other column changes, and an empty
+      // PATCH still counts as an update.
       data: { ...columns, updatedAt: new Date() },
     });
     return count === 0 ? null : this.findById(accountId, id);
   }
 
-  async deleteDraft(accountId: string, id: string): Promise<boolean> {
+  async deleteDraft(accountId: AccountId, id: string): Promise<boolean> {
     const { count } = await this.prisma.campaign.deleteMany({
       where: { accountId, id, status: 'draft' },
     });
@@ -50,29 +85,142 @@ export class CampaignsRepository {
    * html and text are copied onto the campaign, so editing the template mid-send changes
    * nothing for the recipients still to come.
    */
-  async startSending(accountId: string, id: string): Promise<boolean> {
-    const updated = await this.prisma.$executeRaw`
-      UPDATE campaigns c
-         SET status = 'sending',
-             started_at = now(),
-             progress_at = now(),
-             updated_at = now(),
-             html = CASE WHEN c.template_id IS NULL THEN c.html
-                         ELSE (SELECT t.html FROM templates t
-                                WHERE t.id = c.template_id AND t.account_id = c.account_id) END,
-             text = CASE WHEN c.template_id IS NULL THEN c.text
-                         ELSE (SELECT t.text FROM templates t
-                                WHERE t.id = c.template_id AND t.account_id = c.account_id) END
-       WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid AND c.status = 'draft'`;
-    return updated === 1;
+  async startSending(accountId: AccountId, id: string): Promise<boolean> {
+    return (await this.prisma.$executeRaw(sql.startSending(accountId, id))) === 1;
   }
 
-  /** Recipients not yet finished (pending or in flight): the live part of the progress. */
-  async outstanding(accountId: string, id: string): Promise<number> {
-    const rows = await this.prisma.$queryRaw<{ count: bigint }[]>`
-      SELECT count(*) AS count FROM campaign_recipients
-       WHERE account_id = ${accountId}::uuid AND campaign_id = ${id}::uuid
-         AND status IN ('pending', 'sending')`;
-    return Number(rows[0]?.count ?? 0);
+  /**
+   * `sending` → `sent` once the audience is fully snapshotted and no recipient is pending or in
+   * flight. Conditional on `status = 'sending'`, so of all the jobs that notice, one flips it.
+   */
+  async completeIfFinished(accountId: AccountId, id: string): Promise<boolean> {
+    return (await this.prisma.$executeRaw(sql.completeIfFinished(accountId, id))) === 1;
   }
+
+  /**
+   * Sending campaigns that have not advanced for `idleSeconds`: the watchdog revives them.
+   * The one query across accounts (the watchdog looks after every account's sends), so it
+   * is where account ids come from rather than go to.
+   */
+  async stalledCampaigns(
+    idleSeconds: number,
+    limit: number,
+  ): Promise<{ accountId: AccountId; id: string }[]> {
+    const rows = await this.prisma.$queryRaw<{ account_id: string; id: string }[]>(
+      sql.stalledCampaigns(idleSeconds, limit),
+    );
+    return rows.map((row) => ({ accountId: accountIdOfRow(row.account_id), id: row.id }));
+  }
+
+  /**
+   * The fan-out checkpoint of a campaign that is sending, its row locked until `tx` ends;
+   * undefined when it is not sending (any more).
+   */
+  async lockFanoutCheckpoint(
+    accountId: AccountId,
+    id: string,
+    tx: Db,
+  ): Promise<FanoutCheckpoint | undefined> {
+    const [row] = await tx.$queryRaw<CheckpointRow[]>(sql.lockFanoutCheckpoint(accountId, id));
+    if (!row) return undefined;
+    return {
+      afterId: row.fanout_after_id,
+      batches: row.fanout_batches,
+      done: row.fanout_done_at !== null,
+      segmentId: row.segment_id,
+      createdAt: row.created_at,
+    };
+  }
+
+  /** Moves the checkpoint past a snapshotted batch and counts what it added, inside `tx`. */
+  async advanceFanout(
+    accountId: AccountId,
+    id: string,
+    advance: sql.FanoutAdvance,
+    tx: Db,
+  ): Promise<void> {
+    await tx.$executeRaw(sql.advanceFanout(accountId, id, advance));
+  }
+
+  /**
+   * Locks the campaign row for an outcome transaction. Campaign row first, then subscriber
+   * rows in id order: the lock order every writer keeps, so concurrent chunks and erasures
+   * cannot deadlock.
+   */
+  async lockForOutcomes(accountId: AccountId, id: string, client: PgClient): Promise<void> {
+    await client.query(sql.LOCK_FOR_OUTCOMES, [id, accountId]);
+  }
+
+  /** Adds one chunk's outcomes to the counters (and notes the progress for the watchdog). */
+  async countOutcomes(
+    accountId: AccountId,
+    id: string,
+    counts: OutcomeCounts,
+    client: PgClient,
+  ): Promise<void> {
+    const skipped =
+      counts.skippedErased +
+      counts.skippedUnsubscribed +
+      counts.skippedBounced +
+      counts.skippedComplained +
+      counts.skippedSuppressed;
+    await client.query(sql.COUNT_OUTCOMES, [
+      id,
+      accountId,
+      counts.delivered,
+      counts.failed,
+      counts.hardBounces,
+      skipped,
+      counts.skippedErased,
+      counts.skippedUnsubscribed,
+      counts.skippedBounced,
+      counts.skippedComplained,
+      counts.skippedSuppressed,
+      counts.softBounces,
+    ]);
+  }
+
+  /**
+   * Erasure: recipients of these campaigns (ids in ascending order, counts alongside) move
+   * from `recipients` to `skipped_erased`. Rows are locked in id order first, the order the
+   * delivery workers' writes take.
+   */
+  async countErasedSkips(
+    accountId: AccountId,
+    campaignIds: string[],
+    counts: number[],
+    tx: Db,
+  ): Promise<void> {
+    if (campaignIds.length === 0) return;
+    await tx.$queryRaw(sql.lockInIdOrder(accountId, campaignIds));
+    await tx.$executeRaw(sql.countErasedSkips(accountId, campaignIds, counts));
+  }
+
+  /** A recipient opened or clicked for the first time: the campaign counts people, not events. */
+  async countFirstActivity(
+    accountId: AccountId,
+    id: string,
+    kind: ActivityKind,
+    tx: Db,
+  ): Promise<void> {
+    await tx.$executeRaw(sql.countFirstActivity(kind, accountId, id));
+  }
+
+  /** A bounce, complaint or unsubscribe reported after the send, inside the report's write. */
+  async countFeedback(
+    accountId: AccountId,
+    id: string,
+    kind: sql.FeedbackKind,
+    tx: Db,
+  ): Promise<void> {
+    await tx.$executeRaw(sql.countFeedback(accountId, id, kind));
+  }
+}
+
+interface CheckpointRow {
+  fanout_after_id: string | null;
+  fanout_batches: number;
+  fanout_done_at: Date | null;
+  segment_id: string | null;
+  created_at: Date;
 }

@@ -1,7 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Campaign } from '../generated/prisma/client';
+import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
+import { SenderDomainsService } from '../domains/sender-domains.service';
 import { isUuid, newId } from '../platform/crypto/ids';
+import type { AccountId } from '../platform/database/account-id';
 import {
   CampaignAlreadySentError,
   CampaignNotDraftError,
@@ -11,9 +14,9 @@ import {
 } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
-import { SegmentsRepository } from '../segments/segments.repository';
+import { SegmentsService } from '../segments/segments.service';
 import { compileMessage } from '../templates/template-renderer';
-import { TemplatesRepository } from '../templates/templates.repository';
+import { TemplatesService } from '../templates/templates.service';
 import { CreateCampaignDto, UpdateCampaignDto } from './campaign.dto';
 import {
   CampaignResponse,
@@ -23,6 +26,7 @@ import {
   SendAcceptedResponse,
 } from './campaign.presenter';
 import { CampaignSendQueue } from './campaign-send-queue';
+import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignColumns, CampaignsRepository } from './campaigns.repository';
 
 @Injectable()
@@ -31,10 +35,13 @@ export class CampaignsService {
 
   constructor(
     private readonly campaigns: CampaignsRepository,
-    private readonly templates: TemplatesRepository,
-    private readonly segments: SegmentsRepository,
+    private readonly ledger: CampaignLedgerRepository,
+    private readonly templates: TemplatesService,
+    private readonly segments: SegmentsService,
     private readonly queue: CampaignSendQueue,
     private readonly paginator: Paginator,
+    private readonly senderDomains: SenderDomainsService,
+    private readonly audit: AuditLog,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<CampaignResponse>> {
@@ -62,7 +69,12 @@ export class CampaignsService {
       text: body.text ?? null,
     };
     await this.validate(caller.accountId, columns);
-    return presentCampaign(await this.campaigns.create(caller.accountId, newId(), columns));
+    const created = await this.campaigns.create(caller.accountId, newId(), columns);
+    await this.audit.recordBy(caller, {
+      action: 'campaign.created',
+      metadata: { campaign_id: created.id },
+    });
+    return presentCampaign(created);
   }
 
   async update(caller: Principal, id: string, body: UpdateCampaignDto): Promise<CampaignResponse> {
@@ -97,6 +109,10 @@ export class CampaignsService {
     if (!(await this.campaigns.deleteDraft(caller.accountId, id))) {
       throw new CampaignNotDraftError();
     }
+    await this.audit.recordBy(caller, {
+      action: 'campaign.deleted',
+      metadata: { campaign_id: id },
+    });
   }
 
   /**
@@ -114,6 +130,7 @@ export class CampaignsService {
       await this.find(accountId, id); // deleted meanwhile → 404
       throw new CampaignAlreadySentError();
     }
+    await this.audit.recordBy(caller, { action: 'campaign.sent', metadata: { campaign_id: id } });
     try {
       await this.queue.enqueueFanout(accountId, id);
     } catch (error) {
@@ -127,11 +144,11 @@ export class CampaignsService {
   async stats(caller: Principal, id: string): Promise<CampaignStatsResponse> {
     const campaign = await this.find(caller.accountId, id);
     const outstanding =
-      campaign.status === 'sending' ? await this.campaigns.outstanding(caller.accountId, id) : 0;
+      campaign.status === 'sending' ? await this.ledger.outstanding(caller.accountId, id) : 0;
     return presentCampaignStats(campaign, outstanding);
   }
 
-  private async find(accountId: string, id: string): Promise<Campaign> {
+  private async find(accountId: AccountId, id: string): Promise<Campaign> {
     const campaign = isUuid(id) ? await this.campaigns.findById(accountId, id) : null;
     if (!campaign) throw new NotFoundError('campaign');
     return campaign;
@@ -139,9 +156,10 @@ export class CampaignsService {
 
   /**
    * A campaign needs content from exactly one source (a template, or html and/or text),
-   * ids that exist in this account, and merge fields that compile.
+   * ids that exist in this account, merge fields that compile, and a From on a verified
+   * sender domain of the account.
    */
-  private async validate(accountId: string, columns: CampaignColumns): Promise<void> {
+  private async validate(accountId: AccountId, columns: CampaignColumns): Promise<void> {
     const details: ErrorDetail[] = [];
     const inline = columns.html != null || columns.text != null;
     let content: { html: string | null; text: string | null } | undefined;
@@ -152,7 +170,7 @@ export class CampaignsService {
         message: 'Give either template_id or html/text, not both.',
       });
     } else if (columns.templateId) {
-      const template = await this.templates.findById(accountId, columns.templateId);
+      const template = await this.templates.findRow(accountId, columns.templateId);
       if (template) content = { html: template.html, text: template.text };
       else details.push({ field: 'template_id', code: 'not_found', message: 'No such template.' });
     } else if (inline) {
@@ -164,17 +182,21 @@ export class CampaignsService {
         message: 'A campaign needs a template_id, or html and/or text.',
       });
     }
-    if (columns.segmentId && !(await this.segments.findById(accountId, columns.segmentId))) {
+    if (columns.segmentId && !(await this.segments.exists(accountId, columns.segmentId))) {
       details.push({ field: 'segment_id', code: 'not_found', message: 'No such segment.' });
     }
     if (content) {
       try {
-        compileMessage({ subject: columns.subject, ...content });
+        await compileMessage({ subject: columns.subject, ...content });
       } catch (error) {
         if (!(error instanceof ValidationFailedError)) throw error;
         details.push(...error.details);
       }
     }
+    await this.senderDomains.assertCanSendFrom(accountId, columns.fromAddress).catch((error) => {
+      if (!(error instanceof ValidationFailedError)) throw error;
+      details.push(...error.details);
+    });
     if (details.length > 0) throw new ValidationFailedError(details);
   }
 }

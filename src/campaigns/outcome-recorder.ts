@@ -1,4 +1,4 @@
-import { Outcome } from './campaign-ledger.repository';
+import { Outcome } from './recipient-outcome';
 
 export interface RecorderOptions {
   /** Write as soon as this many outcomes wait. */

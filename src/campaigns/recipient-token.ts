@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { isUuid } from '../platform/crypto/ids';
 import { KeyedHasher } from '../platform/crypto/keyed-hasher';
+import { AccountId, parseAccountId } from '../platform/database/account-id';
 
 /** Who a link in a campaign message belongs to. Ids only: a token never carries an address. */
 export interface RecipientRef {
-  accountId: string;
+  /** Vouched for by the token's signature: Herald issued it for this account. */
+  accountId: AccountId;
   subscriberId: string;
   campaignId?: string;
 }
@@ -47,7 +49,8 @@ export class RecipientTokens {
       );
     }
     if (!ids.every(isUuid)) return null;
-    const [accountId, subscriberId, campaignId] = ids;
+    const [account, subscriberId, campaignId] = ids;
+    const accountId = parseAccountId(account);
     return campaignId ? { accountId, subscriberId, campaignId } : { accountId, subscriberId };
   }
 

@@ -1,27 +1,30 @@
 import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Public } from '../auth/public.decorator';
 import { NotFoundError } from '../platform/errors/api-errors';
-import { RecipientActivityRepository } from './recipient-activity.repository';
+import { locationOf } from './click-tracking';
+import { RecipientActivityService } from './recipient-activity.service';
 import { RecipientRef, RecipientTokens } from './recipient-token';
 
 // A transparent 1×1 GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /**
- * Open and click tracking (CONTRACT §5) behind PUBLIC_URL, outside /v1: the open pixel and
+ * Open and click tracking behind PUBLIC_URL, outside /v1: the open pixel and
  * the redirect of every tracked link. A click URL carries the target and a signature over
  * token and target, so Herald cannot be used as an open redirect. Recording never stands in
  * the way of the reader: the pixel and the redirect are answered even if the write fails.
  */
 @ApiExcludeController()
+@Public()
 @Controller('t')
 export class TrackingController {
   private readonly logger = new Logger(TrackingController.name);
 
   constructor(
     private readonly tokens: RecipientTokens,
-    private readonly activity: RecipientActivityRepository,
+    private readonly activity: RecipientActivityService,
   ) {}
 
   @Get('open/:token')
@@ -50,8 +53,10 @@ export class TrackingController {
     ) {
       throw new NotFoundError('link');
     }
+    const location = locationOf(target);
+    if (!location) throw new NotFoundError('link');
     await this.activity.recordClick(ref).catch((error: unknown) => this.failed('click', error));
-    await reply.header('cache-control', 'no-store').redirect(target, 302);
+    await reply.header('cache-control', 'no-store').redirect(location, 302);
   }
 
   private campaignRef(token: string): RecipientRef & { campaignId: string } {

@@ -4,76 +4,29 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { AuthModule } from '../auth/auth.module';
-import { CampaignQueuesModule } from '../campaigns/campaign-send-queue';
-import { CampaignsModule } from '../campaigns/campaigns.module';
-import { ErasureModule } from '../erasure/erasure.module';
-import { SubscribersModule } from '../subscribers/subscribers.module';
-import { SegmentsModule } from '../segments/segments.module';
-import { TemplatesModule } from '../templates/templates.module';
-import { AccountsModule } from '../accounts/accounts.module';
 import { AuthController } from './account/auth.controller';
-import { AccountSettingsController } from './account/settings.controller';
 import { KeysController } from './account/keys.controller';
-import { DashboardKeysRepository } from './account/keys.repository';
 import { DashboardKeysService } from './account/keys.service';
-import { AuditController } from './audit/audit.controller';
-import { CampaignTimelineRepository } from './content/campaign-timeline.repository';
-import { DashboardCampaignsController } from './content/campaigns.controller';
-import { DashboardSegmentsController } from './content/segments.controller';
-import { DashboardTemplatesController } from './content/templates.controller';
-import { AuditEventsRepository } from './audit/audit-events.repository';
 import { DashboardAuditService } from './audit/audit-log.service';
+import { AuditController } from './audit/audit.controller';
 import { PeopleModule } from './people/people.module';
 import { LoginThrottle } from './sessions/login-throttle';
-import { SessionGuard } from './sessions/session.guard';
-import { SessionsRepository } from './sessions/sessions.repository';
-import { SessionsService } from './sessions/sessions.service';
+import { SessionsModule } from './sessions/sessions.module';
 import { SpaController } from './spa/spa.controller';
 import { findWebRoot } from './spa/web-assets';
-import { DashboardSubscribersController } from './subscribers/subscribers.controller';
-import { SubscriberSearchRepository } from './subscribers/subscriber-search.repository';
 
 /**
- * The dashboard (issue 5): a React app under /dashboard and its JSON API under
- * /dashboard/api, authenticated by session cookies (never by API keys). It issues keys through
- * ApiKeysService and acts through the very service instances that /v1 uses, so the rules are
- * the same.
+ * The dashboard: a React app under /dashboard, and what only people have: sessions and
+ * sign-in, API keys, the audit page. Subscribers, templates, segments and campaigns are
+ * served to it by their own domain controllers under /dashboard/api, with the session's
+ * person as the caller (see RouteGuard), so the rules and the audit are those of /v1.
  */
 @Module({
-  imports: [
-    AccountsModule,
-    AuthModule,
-    PeopleModule,
-    ErasureModule,
-    SubscribersModule,
-    TemplatesModule,
-    SegmentsModule,
-    CampaignsModule,
-    CampaignQueuesModule,
-  ],
-  controllers: [
-    AuthController,
-    KeysController,
-    AccountSettingsController,
-    DashboardSubscribersController,
-    DashboardTemplatesController,
-    DashboardSegmentsController,
-    DashboardCampaignsController,
-    AuditController,
-    SpaController,
-  ],
-  providers: [
-    SessionsRepository,
-    SessionsService,
-    SessionGuard,
-    LoginThrottle,
-    DashboardKeysRepository,
-    DashboardKeysService,
-    AuditEventsRepository,
-    DashboardAuditService,
-    SubscriberSearchRepository,
-    CampaignTimelineRepository,
-  ],
+  imports: [AuthModule, PeopleModule, SessionsModule],
+  controllers: [AuthController, KeysController, AuditController, SpaController],
+  providers: [LoginThrottle, DashboardKeysService, DashboardAuditService],
+  // The session check of RouteGuard, which AppModule registers.
+  exports: [SessionsModule],
 })
 export class DashboardModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}

@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
 import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { KeyedHasher, normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import { EmailErasedError } from '../platform/errors/api-errors';
+import { ErasedIdentitiesRepository } from './erased-identities.repository';
 
 /**
- * Named writes (SPEC §7.4: creating or updating a subscriber, a transactional send) go
+ * Named writes (creating or updating a subscriber, a transactional send) go
  * through here. Inside one transaction it takes an advisory lock per target email, so an
  * erasure of the same email cannot interleave, and refuses erased identities with 409. Each
  * refusal is audited with the keyed hash only.
@@ -16,30 +18,37 @@ import { EmailErasedError } from '../platform/errors/api-errors';
 export class ErasureGuard {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly tombstones: ErasedIdentitiesRepository,
     private readonly hasher: KeyedHasher,
     private readonly audit: AuditLog,
   ) {}
 
   /** The tombstone key of an email: a keyed hash of its normalised form, per account. */
-  emailHash(accountId: string, email: string): string {
+  emailHash(accountId: AccountId, email: string): string {
     return this.hasher.hash(`erasure:${accountId}`, normalizeEmail(email));
+  }
+
+  /**
+   * Takes the identities' locks inside `tx` (writes that are not refused for an erased
+   * identity, such as removing a suppression entry), so an erasure cannot interleave.
+   */
+  async lock(accountId: AccountId, emails: string[], tx: Db): Promise<void> {
+    const hashes = [...new Set(emails.map((email) => this.emailHash(accountId, email)))];
+    await this.tombstones.lock(accountId, hashes, tx);
   }
 
   async runNamedWrite<T>(
     caller: Principal,
     emails: string[],
     endpoint: string,
-    write: (tx: Prisma.TransactionClient) => Promise<T>,
+    write: (tx: Db) => Promise<T>,
   ): Promise<T> {
     const hashes = [...new Set(emails.map((email) => this.emailHash(caller.accountId, email)))];
     try {
       return await this.prisma.$transaction(async (tx) => {
-        await this.lock(tx, caller.accountId, hashes);
-        const erased = await tx.erasedIdentity.findFirst({
-          where: { accountId: caller.accountId, emailHash: { in: hashes } },
-          select: { emailHash: true },
-        });
-        if (erased) throw new RefusedErasedWrite(erased.emailHash);
+        await this.tombstones.lock(caller.accountId, hashes, tx);
+        const erased = await this.tombstones.findErased(caller.accountId, hashes, tx);
+        if (erased) throw new RefusedErasedWrite(erased);
         return write(tx);
       });
     } catch (error) {
@@ -50,23 +59,12 @@ export class ErasureGuard {
 
   /** Audits a refused named write (hash only) and returns the 409 to throw. */
   async refuse(caller: Principal, emailHash: string, endpoint: string): Promise<EmailErasedError> {
-    await this.audit.record(caller.accountId, {
+    await this.audit.recordBy(caller, {
       action: 'erased_identity.write_refused',
-      apiKeyId: caller.apiKeyId,
       subjectHash: emailHash,
       metadata: { endpoint },
     });
     return new EmailErasedError();
-  }
-
-  /**
-   * Serialises writes and erasures of the same identity. Locks are taken in sorted order so
-   * two writes naming the same pair of emails cannot deadlock.
-   */
-  async lock(tx: Prisma.TransactionClient, accountId: string, hashes: string[]): Promise<void> {
-    for (const hash of [...hashes].sort()) {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${accountId}:${hash}`}, 0))`;
-    }
   }
 }
 

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 
 /** The identity being erased, as each participant needs it. */
 export interface ErasedIdentityRef {
-  accountId: string;
+  accountId: AccountId;
   /** Normalised plaintext: usable only inside the erasing transaction, never stored. */
   emailNormalized: string;
   emailHash: string;
@@ -20,13 +21,28 @@ export interface ErasedIdentityRef {
  */
 export interface ErasureParticipant {
   readonly name: string;
-  erase(tx: Prisma.TransactionClient, identity: ErasedIdentityRef): Promise<void>;
+  erase(tx: Db, identity: ErasedIdentityRef): Promise<void>;
   afterCommit?(identity: Omit<ErasedIdentityRef, 'emailNormalized'>): Promise<void>;
+}
+
+/**
+ * The owner of the erased person's own row (the subscribers module), which erasure reaches
+ * the same way: the row is found before the participants run (they need its id) and deleted
+ * after them, inside the erasing transaction.
+ */
+export interface ErasureSubjectStore {
+  findSubscriberId(
+    accountId: AccountId,
+    emailNormalized: string,
+    tx: Db,
+  ): Promise<string | undefined>;
+  deleteSubscriber(accountId: AccountId, subscriberId: string, tx: Db): Promise<void>;
 }
 
 @Injectable()
 export class ErasureRegistry {
   private readonly participants: ErasureParticipant[] = [];
+  private subjectStore: ErasureSubjectStore | undefined;
 
   /** Call from the participant's module, e.g. in an OnModuleInit hook. */
   register(participant: ErasureParticipant): void {
@@ -35,5 +51,16 @@ export class ErasureRegistry {
 
   all(): readonly ErasureParticipant[] {
     return this.participants;
+  }
+
+  /** Called by the subscribers module, which owns the rows erasure deletes. */
+  registerSubjects(store: ErasureSubjectStore): void {
+    this.subjectStore = store;
+  }
+
+  subjects(): ErasureSubjectStore {
+    // An erasure that could not find the person's row would leave it behind: refuse instead.
+    if (!this.subjectStore) throw new Error('No subscriber store registered for erasure');
+    return this.subjectStore;
   }
 }

@@ -4,9 +4,10 @@ import { Caller, Principal } from '../auth/principal';
 import { EraseIdentityDto, ErasureReceiptDto } from './erasure.dto';
 import { ErasureService } from './erasure.service';
 
+/** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */
 @ApiTags('erasures')
 @ApiBearerAuth()
-@Controller('v1/erasures')
+@Controller(['v1/erasures', 'dashboard/api/erasures'])
 export class ErasureController {
   constructor(private readonly erasure: ErasureService) {}
 

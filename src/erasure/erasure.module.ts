@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ErasedIdentitiesRepository } from './erased-identities.repository';
 import { ErasureController } from './erasure.controller';
 import { ErasureGuard } from './erasure-guard';
 import { ErasureRegistry } from './erasure-participant';
@@ -6,7 +7,7 @@ import { ErasureService } from './erasure.service';
 
 @Module({
   controllers: [ErasureController],
-  providers: [ErasureGuard, ErasureRegistry, ErasureService],
+  providers: [ErasedIdentitiesRepository, ErasureGuard, ErasureRegistry, ErasureService],
   exports: [ErasureGuard, ErasureRegistry, ErasureService],
 })
 export class ErasureModule {}

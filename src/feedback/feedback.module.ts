@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CampaignsCoreModule } from '../campaigns/campaigns-core.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
@@ -12,7 +13,13 @@ import { VerpModule } from './verp.module';
  * Used by inbound mail, provider webhooks and the unsubscribe page.
  */
 @Module({
-  imports: [SubscribersModule, SuppressionCoreModule, VerpModule, ErasureModule],
+  imports: [
+    CampaignsCoreModule,
+    SubscribersModule,
+    SuppressionCoreModule,
+    VerpModule,
+    ErasureModule,
+  ],
   providers: [FeedbackRepository, FeedbackService, MessageLocator],
   exports: [FeedbackService, MessageLocator, VerpModule],
 })

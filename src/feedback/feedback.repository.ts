@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
+import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import { PrismaService } from '../platform/database/prisma.service';
 import { FeedbackKind, FeedbackReport } from './feedback-report';
+import * as sql from './feedback.sql';
 import { MessageRef } from './verp-address';
 
 type Db = Prisma.TransactionClient;
 
 /** The message a report is about, as found in the send records. */
 export interface LocatedMessage {
-  accountId: string;
+  accountId: AccountId;
   emailNormalized: string;
   subscriberId: string | null;
   campaignId: string | null;
@@ -18,22 +20,10 @@ export interface LocatedMessage {
   refusedAtSending: boolean;
 }
 
-/** Campaign counter per kind: fixed identifiers, never input, so safe to splice. */
-const CAMPAIGN_COUNTER: Record<FeedbackKind, Prisma.Sql> = {
-  hard_bounce: Prisma.raw('bounce_count'),
-  soft_bounce: Prisma.raw('soft_bounce_count'),
-  complaint: Prisma.raw('complaint_count'),
-  unsubscribe: Prisma.raw('unsubscribe_count'),
-};
-
-/** How far back a notification without Herald's Message-ID is matched by its recipient. */
-const RECENT_DAYS = 7;
-
 /**
  * The feedback ledger (`delivery_feedback`, written only here) and what it reads of the send
- * records to find the message a report is about. Like the send ledger, it moves the
- * campaign's counters in the same transaction as its own rows, so a counter never disagrees
- * with the ledger.
+ * records to find the message a report is about. The campaign's counters move through the
+ * campaigns module, in the same transaction as these rows.
  */
 @Injectable()
 export class FeedbackRepository {
@@ -45,7 +35,7 @@ export class FeedbackRepository {
 
   /** Serialises reports about one message, so "the first of its kind" is decided once. */
   async lockMessage(tx: Db, key: string): Promise<void> {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`feedback:${key}`}, 0))`;
+    await tx.$executeRaw(sql.lockMessage(key));
   }
 
   /**
@@ -56,16 +46,10 @@ export class FeedbackRepository {
     if (ref.kind === 'campaign') {
       const [row] = await tx.$queryRaw<
         { account_id: string; subscriber_id: string; email_normalized: string; refused: boolean }[]
-      >`
-        SELECT r.account_id::text, s.id::text AS subscriber_id, s.email_normalized,
-               (r.status = 'failed' AND coalesce(r.smtp_code, 0) >= 500) AS refused
-          FROM campaign_recipients r
-          JOIN subscribers s ON s.id = r.subscriber_id AND s.account_id = r.account_id
-         WHERE r.campaign_id = ${ref.campaignId}::uuid AND r.subscriber_id = ${ref.subscriberId}::uuid
-           AND r.status IN ('sending', 'sent', 'failed')`;
+      >(sql.campaignMessage(ref.campaignId, ref.subscriberId));
       if (!row) return null;
       return {
-        accountId: row.account_id,
+        accountId: accountIdOfRow(row.account_id),
         emailNormalized: row.email_normalized,
         subscriberId: row.subscriber_id,
         campaignId: ref.campaignId,
@@ -75,16 +59,10 @@ export class FeedbackRepository {
     }
     const [row] = await tx.$queryRaw<
       { account_id: string; to_address: string; subscriber_id: string | null }[]
-    >`
-      SELECT m.account_id::text, m.to_address, s.id::text AS subscriber_id
-        FROM transactional_messages m
-        LEFT JOIN subscribers s
-          ON s.account_id = m.account_id AND s.email_normalized = lower(trim(m.to_address))
-       WHERE m.id = ${ref.messageId}::uuid AND m.to_address IS NOT NULL
-         AND m.status IN ('sending', 'sent', 'failed')`;
+    >(sql.transactionalMessage(ref.messageId));
     if (!row) return null;
     return {
-      accountId: row.account_id,
+      accountId: accountIdOfRow(row.account_id),
       emailNormalized: row.to_address.trim().toLowerCase(),
       subscriberId: row.subscriber_id,
       campaignId: null,
@@ -96,11 +74,8 @@ export class FeedbackRepository {
   }
 
   /** Whether a report of this kind about the message was recorded before. */
-  async seen(tx: Db, accountId: string, key: string, kind: FeedbackKind): Promise<boolean> {
-    const [row] = await tx.$queryRaw<{ found: boolean }[]>`
-      SELECT EXISTS (SELECT 1 FROM delivery_feedback
-                      WHERE account_id = ${accountId}::uuid AND message_key = ${key}
-                        AND kind = ${kind}) AS found`;
+  async seen(tx: Db, accountId: AccountId, key: string, kind: FeedbackKind): Promise<boolean> {
+    const [row] = await tx.$queryRaw<{ found: boolean }[]>(sql.seen(accountId, key, kind));
     return row?.found ?? false;
   }
 
@@ -111,36 +86,17 @@ export class FeedbackRepository {
     report: FeedbackReport,
     key: string,
   ): Promise<boolean> {
-    const inserted = await tx.$executeRaw`
-      INSERT INTO delivery_feedback
-             (id, account_id, source, event_key, kind, message_key, campaign_id, subscriber_id,
-              transactional_message_id, status_code)
-      VALUES (${newId()}::uuid, ${message.accountId}::uuid, ${report.source}, ${report.eventKey},
-              ${report.kind}, ${key}, ${message.campaignId}::uuid, ${message.subscriberId}::uuid,
-              ${message.transactionalMessageId}::uuid, ${report.statusCode ?? null})
-      ON CONFLICT (source, event_key) DO NOTHING`;
+    const inserted = await tx.$executeRaw(sql.record(newId(), message, report, key));
     return inserted === 1;
-  }
-
-  async countOnCampaign(
-    tx: Db,
-    accountId: string,
-    campaignId: string,
-    kind: FeedbackKind,
-  ): Promise<void> {
-    const column = CAMPAIGN_COUNTER[kind];
-    await tx.$executeRaw`
-      UPDATE campaigns SET ${column} = ${column} + 1
-       WHERE account_id = ${accountId}::uuid AND id = ${campaignId}::uuid`;
   }
 
   /**
    * Every account id. Provider webhooks are installation-wide, so a notification that does
    * not carry Herald's Message-ID is matched across accounts: the one query that must be.
    */
-  async accountIds(): Promise<string[]> {
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`SELECT id::text FROM accounts`;
-    return rows.map((row) => row.id);
+  async accountIds(): Promise<AccountId[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>(sql.ACCOUNT_IDS);
+    return rows.map((row) => accountIdOfRow(row.id));
   }
 
   /**
@@ -151,29 +107,14 @@ export class FeedbackRepository {
    */
   async latestTo(
     emailNormalized: string,
-    accounts: { accountId: string; recipientHash: string }[],
+    accounts: { accountId: AccountId; recipientHash: string }[],
   ): Promise<MessageRef | null> {
     if (accounts.length === 0) return null;
     const ids = accounts.map((a) => a.accountId);
     const hashes = accounts.map((a) => a.recipientHash);
     const [row] = await this.prisma.$queryRaw<
       { campaign_id: string | null; subscriber_id: string | null; message_id: string | null }[]
-    >`
-      SELECT * FROM (
-        (SELECT r.campaign_id::text, r.subscriber_id::text, NULL::text AS message_id, r.sent_at
-           FROM subscribers s
-           JOIN campaign_recipients r ON r.account_id = s.account_id AND r.subscriber_id = s.id
-          WHERE s.account_id = ANY(${ids}::uuid[]) AND s.email_normalized = ${emailNormalized}
-            AND r.sent_at > now() - make_interval(days => ${RECENT_DAYS})
-          ORDER BY r.sent_at DESC LIMIT 1)
-        UNION ALL
-        (SELECT NULL, NULL, m.id::text, m.sent_at
-           FROM transactional_messages m
-           JOIN unnest(${ids}::uuid[], ${hashes}::text[]) AS a(account_id, hash)
-             ON m.account_id = a.account_id AND m.recipient_hash = a.hash
-          WHERE m.sent_at > now() - make_interval(days => ${RECENT_DAYS})
-          ORDER BY m.sent_at DESC LIMIT 1)
-      ) recent ORDER BY sent_at DESC LIMIT 1`;
+    >(sql.latestTo(emailNormalized, ids, hashes));
     if (!row) return null;
     if (row.message_id) return { kind: 'transactional', messageId: row.message_id };
     return { kind: 'campaign', campaignId: row.campaign_id!, subscriberId: row.subscriber_id! };

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { CampaignFeedbackCounters } from '../campaigns/campaign-feedback-counters';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { SuppressionList } from '../suppression/suppression-list';
 import { FeedbackOutcome, FeedbackReport, messageKey } from './feedback-report';
@@ -20,6 +22,7 @@ export class FeedbackService {
     private readonly repository: FeedbackRepository,
     private readonly subscribers: SubscribersService,
     private readonly suppressions: SuppressionList,
+    private readonly campaignCounters: CampaignFeedbackCounters,
   ) {}
 
   async apply(report: FeedbackReport): Promise<FeedbackOutcome> {
@@ -39,7 +42,7 @@ export class FeedbackService {
         return 'repeated';
       }
       if (message.campaignId) {
-        await this.repository.countOnCampaign(tx, accountId, message.campaignId, report.kind);
+        await this.campaignCounters.count(accountId, message.campaignId, report.kind, tx);
       }
       const reason = message.subscriberId
         ? (await this.subscribers.applyFeedback(accountId, message.subscriberId, report.kind, tx))
@@ -62,7 +65,7 @@ export class FeedbackService {
    * no campaign message on record (a test send) still unsubscribes the person.
    */
   async unsubscribeViaLink(ref: {
-    accountId: string;
+    accountId: AccountId;
     subscriberId: string;
     campaignId?: string;
   }): Promise<void> {

@@ -37,6 +37,21 @@ describe('VerpAddresses', () => {
   const campaign = { kind: 'campaign' as const, campaignId: newId(), subscriberId: newId() };
   const transactional = { kind: 'transactional' as const, messageId: newId() };
 
+  it("puts the return path at a sender domain's bounce subdomain when it has one", () => {
+    const dkim = { domainName: 'shop.test', keySelector: 's1', privateKey: 'unused' };
+    const aligned = verp.returnPath(transactional, {
+      dkim,
+      returnPathDomain: 'herald-bounces.shop.test',
+    });
+    expect(aligned).toMatch(/^b-[a-z2-7]{36}@herald-bounces\.shop\.test$/);
+    expect(verp.parse(aligned)).toEqual({ valid: true, purpose: 'bounce', ref: transactional });
+    const fallback = verp.returnPath(transactional, { dkim, returnPathDomain: undefined });
+    expect(fallback).toMatch(/@bounces\.acme\.test$/);
+    // Another domain is not Herald's, token or not.
+    const elsewhere = aligned.replace('herald-bounces.shop.test', 'shop.test');
+    expect(verp.parse(elsewhere)).toEqual({ valid: false, problem: 'foreign' });
+  });
+
   it('fits the 64-character local part and round-trips both kinds of message', () => {
     for (const ref of [campaign, transactional]) {
       for (const purpose of ['bounce', 'unsubscribe'] as const) {
@@ -79,6 +94,6 @@ describe('VerpAddresses', () => {
 
   it('defaults BOUNCE_DOMAIN to the PUBLIC_URL host', () => {
     const config = loadConfig({ HERALD_SECRET: SECRET, PUBLIC_URL: 'https://Mail.Acme.test:8443' });
-    expect(config.deliverability.bounceDomain).toBe('mail.acme.test');
+    expect(config.bounceDomain).toBe('mail.acme.test');
   });
 });

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
+import { RETURN_PATH_LABEL } from '../domains/dns-records';
+import { returnPathDomainFor, SenderIdentity } from '../domains/sender-identity';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { isUuid } from '../platform/crypto/ids';
@@ -32,11 +34,12 @@ const MAC_BYTES = 6;
 
 export type ParsedAddress =
   | { valid: true; purpose: VerpPurpose; ref: MessageRef }
-  /** `foreign`: not at BOUNCE_DOMAIN; `plain`: no token shape; `forged`: a token that fails. */
+  /** `foreign`: not at a bounce domain of Herald's; `plain`: no token shape; `forged`: a token that fails. */
   | { valid: false; problem: 'foreign' | 'plain' | 'forged' };
 
 /**
- * VERP addresses (`b-<token>@BOUNCE_DOMAIN`): the token is the message's ids packed as bytes
+ * VERP addresses (`b-<token>@<return-path domain>`: BOUNCE_DOMAIN, or a verified sender
+ * domain's bounce subdomain, whose MX points at BOUNCE_DOMAIN): the token is the message's ids packed as bytes
  * plus an HMAC under a key derived from HERALD_SECRET, labelled by purpose, all in base32. So
  * a report reaching one of these addresses names its message without trusting the report's
  * text, and nobody can make up an address that Herald would act on.
@@ -49,20 +52,29 @@ export class VerpAddresses {
     private readonly hasher: KeyedHasher,
     @Inject(CONFIG) config: HeraldConfig,
   ) {
-    this.domain = config.deliverability.bounceDomain;
+    this.domain = config.bounceDomain;
   }
 
-  address(purpose: VerpPurpose, ref: MessageRef): string {
+  /** `domain`: where the address lives; BOUNCE_DOMAIN unless a sender domain has its own. */
+  address(purpose: VerpPurpose, ref: MessageRef, domain: string = this.domain): string {
     const ids = ref.kind === 'campaign' ? [ref.campaignId, ref.subscriberId] : [ref.messageId];
     const payload = Buffer.concat(ids.map((id) => Buffer.from(id.replace(/-/g, ''), 'hex')));
     const token = base32Encode(Buffer.concat([payload, this.mac(purpose, payload)]));
-    return `${PREFIX[purpose]}-${token}@${this.domain}`;
+    return `${PREFIX[purpose]}-${token}@${domain}`;
+  }
+
+  /**
+   * The envelope sender of a message: its bounce address at the sender domain's own bounce
+   * subdomain when that is published (SPF then aligns with the From), else at BOUNCE_DOMAIN.
+   */
+  returnPath(ref: MessageRef, sender: SenderIdentity | undefined): string {
+    return this.address('bounce', ref, returnPathDomainFor(sender, this.domain));
   }
 
   /** What an address (as in RCPT TO or a Return-Path header) stands for. */
   parse(address: string): ParsedAddress {
     const at = address.lastIndexOf('@');
-    if (at < 0 || address.slice(at + 1).toLowerCase() !== this.domain) {
+    if (at < 0 || !this.isBounceDomain(address.slice(at + 1).toLowerCase())) {
       return { valid: false, problem: 'foreign' };
     }
     const match = /^([bu])-([a-z2-7]{36}|[a-z2-7]{61})$/i.exec(address.slice(0, at));
@@ -87,7 +99,15 @@ export class VerpAddresses {
     return { valid: true, purpose, ref };
   }
 
-  /** Every address at BOUNCE_DOMAIN with a token shape found in a text (e.g. a header block). */
+  /**
+   * BOUNCE_DOMAIN, or a sender domain's bounce subdomain: its MX points here, and a token's
+   * MAC, not the domain, is what makes an address one Herald acts on.
+   */
+  private isBounceDomain(domain: string): boolean {
+    return domain === this.domain || domain.startsWith(`${RETURN_PATH_LABEL}.`);
+  }
+
+  /** Every address at a bounce domain with a token shape found in a text (e.g. a header block). */
   findIn(text: string): string[] {
     const pattern = /\b[bu]-(?:[a-z2-7]{61}|[a-z2-7]{36})@[a-z0-9.-]{1,253}/gi;
     return [...text.matchAll(pattern)].map((found) => found[0]);

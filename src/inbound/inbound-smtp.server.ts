@@ -64,7 +64,7 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
     // Loaded only where the port is on.
     const { SMTPServer } = await import('smtp-server');
     const server = new SMTPServer({
-      name: this.config.deliverability.bounceDomain,
+      name: this.config.bounceDomain,
       banner: 'Herald feedback mailbox',
       authOptional: true,
       // No certificate is configured: offering STARTTLS with a made-up one helps nobody.
@@ -103,9 +103,7 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
       return;
     }
     this.server = server;
-    this.logger.log(
-      `inbound SMTP for ${this.config.deliverability.bounceDomain} on port ${this.port}`,
-    );
+    this.logger.log(`inbound SMTP for ${this.config.bounceDomain} on port ${this.port}`);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -17,13 +17,13 @@ describe('withOptOut', () => {
     expect(withOptOut(content)).toEqual(content);
   });
 
-  it('appends a footer with name, address and links to each part lacking one', () => {
+  it('appends a footer with name, address and links to each part lacking one', async () => {
     const content = withOptOut({
       subject: 's',
       html: '<html><body><p>Hi</p></body></html>',
       text: 'Hi\n\n',
     });
-    const rendered = compileMessage(content).render(vars);
+    const rendered = await (await compileMessage(content)).render(vars);
     expect(rendered.html).toMatch(/^<html><body><p>Hi<\/p><div .*<\/div><\/body><\/html>$/s);
     expect(rendered.html).toContain('Parts &amp; Co · 1 Main St, Springfield');
     expect(rendered.html).toContain('href="https://h.test/unsubscribe/t"');
@@ -35,8 +35,9 @@ describe('withOptOut', () => {
     );
   });
 
-  it('shows the name alone when no postal address is set', () => {
-    const rendered = compileMessage(withOptOut({ subject: 's', html: null, text: 'Hi' })).render({
+  it('shows the name alone when no postal address is set', async () => {
+    const compiled = await compileMessage(withOptOut({ subject: 's', html: null, text: 'Hi' }));
+    const rendered = await compiled.render({
       ...vars,
       ...senderVariables({ name: 'Solo', postalAddress: null }),
     });

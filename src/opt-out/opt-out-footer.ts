@@ -44,13 +44,13 @@ function withHtmlFooter(html: string): string {
 }
 
 /** The sender as the footer and the subscription pages show it. */
-export interface SenderIdentity {
+export interface FooterSender {
   name: string;
   postalAddress: string | null;
 }
 
 /** The footer's fields: the address on one line, as mail clients show it in a footer. */
-export function senderVariables(sender: SenderIdentity): Record<string, string> {
+export function senderVariables(sender: FooterSender): Record<string, string> {
   return {
     account_name: sender.name,
     postal_address: (sender.postalAddress ?? '')

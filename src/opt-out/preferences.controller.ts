@@ -6,6 +6,7 @@ import { RecipientRef, RecipientTokens } from '../campaigns/recipient-token';
 import { FeedbackService } from '../feedback/feedback.service';
 import { SuppressionsService } from '../suppression/suppressions.service';
 import { escapeHtml, INVALID_LINK, postButton, sendPage } from './subscription-page';
+import { Public } from '../auth/public.decorator';
 import { unsubscribedBody } from './unsubscribe.controller';
 
 /**
@@ -14,6 +15,7 @@ import { unsubscribedBody } from './unsubscribe.controller';
  * token is the unsubscribe link's; GET changes nothing, a POST with `action` acts.
  */
 @ApiExcludeController()
+@Public()
 @Controller('preferences')
 export class PreferencesController {
   constructor(
@@ -39,11 +41,7 @@ export class PreferencesController {
   ): Promise<void> {
     const ref = this.tokens.verify('unsubscribe', token);
     if (!ref) return sendPage(reply, 404, INVALID_LINK.title, INVALID_LINK.body);
-    const body = request.body;
-    const action =
-      typeof body === 'object' && body !== null
-        ? (body as Record<string, unknown>).action
-        : undefined;
+    const action = formField(request.body, 'action');
     if (action === 'unsubscribe') {
       await this.feedback.unsubscribeViaLink(ref);
       return sendPage(
@@ -99,4 +97,13 @@ export class PreferencesController {
       `<p>Emails from <strong>${sender}</strong> are not sent to this address, because earlier ones could not be delivered or the sender stopped them. Contact <strong>${sender}</strong> to receive them again.</p>`,
     );
   }
+}
+
+/**
+ * A field of the page's form post. Outside /v1 and /dashboard/api bodies arrive as text, so
+ * the form (application/x-www-form-urlencoded) is read here; anything else has no fields.
+ */
+function formField(body: unknown, name: string): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  return new URLSearchParams(body).get(name) ?? undefined;
 }

@@ -2,6 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AccountsService } from '../accounts/accounts.service';
+import { Public } from '../auth/public.decorator';
 import { RecipientRef, RecipientTokens } from '../campaigns/recipient-token';
 import { FeedbackService } from '../feedback/feedback.service';
 import { NotFoundError } from '../platform/errors/api-errors';
@@ -16,6 +17,7 @@ import { escapeHtml, INVALID_LINK, postButton, sendPage } from './subscription-p
  * link scanners and previews fetch URLs in mail and must not unsubscribe anyone.
  */
 @ApiExcludeController()
+@Public()
 @Controller('unsubscribe')
 export class UnsubscribeController {
   constructor(

@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { Public } from '../auth/public.decorator';
 import { Provider } from './provider-event';
 import { NotificationReceipt, ProviderWebhooksService } from './provider-webhooks.service';
 
@@ -9,6 +10,7 @@ import { NotificationReceipt, ProviderWebhooksService } from './provider-webhook
  * key (each is verified as its provider documents), in each provider's own content type.
  */
 @ApiExcludeController()
+@Public()
 @Controller('webhooks')
 export class ProviderWebhooksController {
   constructor(private readonly webhooks: ProviderWebhooksService) {}

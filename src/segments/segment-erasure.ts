@@ -6,6 +6,8 @@ import {
   ErasureRegistry,
 } from '../erasure/erasure-participant';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { Db } from '../platform/database/db';
+import { SegmentsRepository } from './segments.repository';
 
 /**
  * A segment filter can name a person (`{"field": "email", "op": "eq", "value": "ada@…"}`).
@@ -17,25 +19,23 @@ import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 export class SegmentFilterErasure implements ErasureParticipant, OnModuleInit {
   readonly name = 'segment filters';
 
-  constructor(private readonly registry: ErasureRegistry) {}
+  constructor(
+    private readonly registry: ErasureRegistry,
+    private readonly segments: SegmentsRepository,
+  ) {}
 
   onModuleInit(): void {
     this.registry.register(this);
   }
 
-  async erase(tx: Prisma.TransactionClient, identity: ErasedIdentityRef): Promise<void> {
+  async erase(tx: Db, identity: ErasedIdentityRef): Promise<void> {
     const { accountId, emailNormalized, emailHash } = identity;
     // Only filters with an email condition can name someone; the walk below decides.
-    const candidates = await tx.$queryRaw<{ id: string; filter: Prisma.JsonValue }[]>`
-      SELECT id, filter FROM segments
-      WHERE account_id = ${accountId}::uuid AND strpos(filter::text, '"email"') > 0`;
+    const candidates = await this.segments.filtersWithEmailConditions(accountId, tx);
     for (const { id, filter } of candidates) {
       const redacted = redactEmail(filter, emailNormalized, `erased:${emailHash}`);
       if (redacted !== filter) {
-        await tx.segment.update({
-          where: { id },
-          data: { filter: redacted as Prisma.InputJsonValue },
-        });
+        await this.segments.replaceFilter(accountId, id, redacted as Prisma.InputJsonValue, tx);
       }
     }
   }

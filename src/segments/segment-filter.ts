@@ -1,4 +1,5 @@
 import { ErrorDetail, ValidationFailedError } from '../platform/errors/api-errors';
+import { isDayWithin, parseIsoDate } from '../platform/validation/calendar-date';
 import {
   ColumnField,
   CUSTOM_FIELD_PREFIX,
@@ -11,6 +12,10 @@ import {
 } from './segment-fields';
 
 export { segmentFilterSql } from './segment-filter-sql';
+
+/** The dates a rule may compare with. */
+const FIRST_DAY = '1900-01-01';
+const LAST_DAY = '2200-12-31';
 
 /**
  * A segment's rule, parsed. The JSON a client writes:
@@ -186,15 +191,20 @@ class FilterParser {
     return values.every((value) => value !== undefined) ? values : undefined;
   }
 
-  /** A date (`2024-05-01`, midnight UTC) or a date-time with its offset: never local time. */
+  /**
+   * A date (`2024-05-01`, midnight UTC) or a date-time with its offset: never local time.
+   * Years outside 1900–2200 are refused: no subscriber date is there, and far dates (year 0)
+   * break the date arithmetic of the queries built from a filter.
+   */
   private date(raw: unknown, path: string): Date | undefined {
-    const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-    const date = typeof raw === 'string' && iso.test(raw) ? new Date(raw) : undefined;
-    if (date && !Number.isNaN(date.getTime()) && isCalendarDate(raw as string)) return date;
+    const parsed = typeof raw === 'string' ? parseIsoDate(raw) : undefined;
+    if (parsed && isDayWithin(parsed, FIRST_DAY, LAST_DAY)) return parsed.instant;
     return this.fail(
       path,
       'invalid_value',
-      `${path} must be an ISO 8601 date or date-time with offset.`,
+      parsed
+        ? `${path} must be between ${FIRST_DAY} and ${LAST_DAY}.`
+        : `${path} must be an ISO 8601 date or date-time with offset.`,
     );
   }
 
@@ -204,13 +214,6 @@ class FilterParser {
         this.fail(`${path}.${key}`, 'unknown_field', `${quote(key)} is not allowed here.`);
     }
   }
-}
-
-/** `new Date('2024-02-31')` quietly rolls over to March; a filter should say what it means. */
-function isCalendarDate(iso: string): boolean {
-  const [year, month, day] = iso.slice(0, 10).split('-').map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 function isObject(value: unknown): value is Json {

@@ -31,6 +31,7 @@ export class CreateSegmentDto {
   // Checked by parseSegmentFilter, which reports problems at their path inside the filter.
   @ApiProperty(FILTER_DOC)
   @IsDefined()
+  @Allow()
   filter!: unknown;
 }
 

@@ -13,9 +13,10 @@ import { CreateSegmentDto, UpdateSegmentDto } from './segment.dto';
 import { SegmentPage, SegmentWithCountResponse } from './segment.presenter';
 import { SegmentsService } from './segments.service';
 
+/** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */
 @ApiTags('segments')
 @ApiBearerAuth()
-@Controller('v1/segments')
+@Controller(['v1/segments', 'dashboard/api/segments'])
 export class SegmentsController {
   constructor(private readonly segments: SegmentsService) {}
 

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, Segment } from '../generated/prisma/client';
+import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
+import type { AccountId } from '../platform/database/account-id';
 import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
 import { CreateSegmentDto, UpdateSegmentDto } from './segment.dto';
-import { parseSegmentFilter } from './segment-filter';
+import { parseSegmentFilter, SegmentFilter } from './segment-filter';
 import {
   presentSegment,
   presentSegmentWithCount,
@@ -20,6 +22,7 @@ export class SegmentsService {
   constructor(
     private readonly segments: SegmentsRepository,
     private readonly paginator: Paginator,
+    private readonly audit: AuditLog,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SegmentResponse>> {
@@ -44,6 +47,10 @@ export class SegmentsService {
     const row = await this.segments.create(caller.accountId, newId(), {
       name: body.name,
       filter: body.filter as Prisma.InputJsonObject,
+    });
+    await this.audit.recordBy(caller, {
+      action: 'segment.created',
+      metadata: { segment_id: row.id },
     });
     return this.withCount(caller.accountId, row);
   }
@@ -70,9 +77,54 @@ export class SegmentsService {
     if (outcome === 'in_use') {
       throw new ConflictError('A campaign that has not been sent yet uses this segment.');
     }
+    await this.audit.recordBy(caller, { action: 'segment.deleted', metadata: { segment_id: id } });
   }
 
-  private async withCount(accountId: string, row: Segment): Promise<SegmentWithCountResponse> {
+  /** How many subscribers an unsaved filter matches now (the rule builder's live count). */
+  async countDraft(caller: Principal, filter: unknown): Promise<{ count: number }> {
+    const parsed = parseSegmentFilter(filter);
+    return { count: await this.segments.countMatching(caller.accountId, parsed) };
+  }
+
+  /**
+   * How many subscribers a segment holds (without one: every subscriber), counting only those
+   * whose status is `mailableStatus`; and which segment that was. A segment id that no
+   * longer exists counts as no segment, as a send would.
+   */
+  async countAudience(
+    caller: Principal,
+    segmentId: string | null,
+    mailableStatus: string,
+  ): Promise<{ count: number; segment: { id: string; name: string } | null }> {
+    const segment =
+      segmentId && isUuid(segmentId)
+        ? await this.segments.findById(caller.accountId, segmentId)
+        : null;
+    const eligible = parseSegmentFilter({ field: 'status', op: 'eq', value: mailableStatus });
+    const filter: SegmentFilter = segment
+      ? { kind: 'and', filters: [parseSegmentFilter(segment.filter), eligible] }
+      : eligible;
+    return {
+      count: await this.segments.countMatching(caller.accountId, filter),
+      segment: segment ? { id: segment.id, name: segment.name } : null,
+    };
+  }
+
+  /** Whether this account has the segment (a campaign naming it). */
+  async exists(accountId: AccountId, id: string): Promise<boolean> {
+    return isUuid(id) && (await this.segments.findById(accountId, id)) !== null;
+  }
+
+  /**
+   * The segment's filter, parsed, for a campaign's fan-out to compile into its audience
+   * query; undefined when there is no such segment.
+   */
+  async filterOf(accountId: AccountId, id: string): Promise<SegmentFilter | undefined> {
+    const row = isUuid(id) ? await this.segments.findById(accountId, id) : null;
+    return row ? parseSegmentFilter(row.filter) : undefined;
+  }
+
+  private async withCount(accountId: AccountId, row: Segment): Promise<SegmentWithCountResponse> {
     const count = await this.segments.countMatching(accountId, parseSegmentFilter(row.filter));
     return presentSegmentWithCount(row, count);
   }

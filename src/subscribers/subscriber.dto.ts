@@ -1,13 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { CalendarDate } from '../platform/validation/calendar-date.decorator';
 import { EmailAddress } from '../platform/validation/email-address.decorator';
+import { JsonObject } from '../platform/validation/json-object.decorator';
 import {
   ArrayMaxSize,
   IsArray,
   IsDefined,
-  IsISO8601,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
   MaxLength,
@@ -16,6 +16,11 @@ import {
 } from 'class-validator';
 
 const TEXT = 255;
+const LIST_ITEMS = 100;
+const LIST_ITEM_LENGTH = 100;
+const CUSTOM_FIELDS = { maxKeys: 100, maxBytes: 16 * 1024 };
+// Not named by the limits of custom fields, but stored and listed the same way.
+const STATISTICS = { maxKeys: 100, maxBytes: 16 * 1024 };
 const present = (_: object, value: unknown) => value !== undefined;
 
 export class SocialMediaDto {
@@ -33,7 +38,7 @@ export class SocialMediaDto {
 }
 
 /**
- * The writable subscriber fields of SPEC §2 but email, all optional. `null` clears an optional
+ * The writable subscriber fields but email, all optional. `null` clears an optional
  * field. `id`, `created_at` and `updated_at` are accepted so a client can send back what it
  * read, and ignored: they are Herald's to set.
  */
@@ -41,6 +46,7 @@ export class SubscriberProfileDto {
   @ApiPropertyOptional({ description: 'Ignored: ids are assigned by Herald.' })
   @IsOptional()
   @IsString()
+  @MaxLength(TEXT)
   id?: string;
 
   @ApiPropertyOptional({ nullable: true })
@@ -97,9 +103,13 @@ export class SubscriberProfileDto {
   @MaxLength(8)
   country_code?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, format: 'date-time' })
+  @ApiPropertyOptional({
+    nullable: true,
+    format: 'date-time',
+    description: 'A date (`1990-05-01`) or a date-time with offset, from 1900-01-01 to today.',
+  })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'birthdate must be an ISO 8601 date-time' })
+  @CalendarDate({ from: '1900-01-01', until: 'today' })
   birthdate?: string | null;
 
   @ApiPropertyOptional({ nullable: true })
@@ -136,25 +146,29 @@ export class SubscriberProfileDto {
   @MaxLength(64)
   timezone?: string | null;
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], maxItems: LIST_ITEMS })
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(200)
+  @ArrayMaxSize(LIST_ITEMS)
   @IsString({ each: true })
-  @MaxLength(100, { each: true })
+  @MaxLength(LIST_ITEM_LENGTH, { each: true })
   interests?: string[] | null;
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], maxItems: LIST_ITEMS })
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(200)
+  @ArrayMaxSize(LIST_ITEMS)
   @IsString({ each: true })
-  @MaxLength(100, { each: true })
+  @MaxLength(LIST_ITEM_LENGTH, { each: true })
   tags?: string[] | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'At most 100 keys and 16 KiB as JSON.',
+  })
   @IsOptional()
-  @IsObject()
+  @JsonObject(CUSTOM_FIELDS)
   custom_fields?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({ type: [SocialMediaDto] })
@@ -168,20 +182,24 @@ export class SubscriberProfileDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'Free-form statistics to keep with the subscriber (e.g. imported ones).',
+    description:
+      'Free-form statistics to keep with the subscriber (e.g. imported ones): at most 100 ' +
+      'keys and 16 KiB as JSON.',
   })
   @IsOptional()
-  @IsObject()
+  @JsonObject(STATISTICS)
   statistics?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({ description: 'Ignored: set by Herald.' })
   @IsOptional()
   @IsString()
+  @MaxLength(TEXT)
   created_at?: string;
 
   @ApiPropertyOptional({ description: 'Ignored: set by Herald.' })
   @IsOptional()
   @IsString()
+  @MaxLength(TEXT)
   updated_at?: string;
 }
 

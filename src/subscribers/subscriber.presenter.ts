@@ -15,7 +15,7 @@ export class SubscriberStatisticsDto {
   @ApiProperty({ format: 'date-time', nullable: true }) last_click_at!: string | null;
 }
 
-/** A subscriber as the API returns it (SPEC §2), statistics as the fixed object. */
+/** A subscriber as the API returns it, statistics as the fixed object. */
 export class SubscriberResponse {
   @ApiProperty() id!: string;
   @ApiProperty({ format: 'email' }) email!: string;

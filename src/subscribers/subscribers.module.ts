@@ -1,14 +1,27 @@
 import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { SubscriberErasure } from './subscriber-erasure';
+import { SubscriberSearchRepository } from './subscriber-search.repository';
+import { SubscriberStatisticsRepository } from './subscriber-statistics.repository';
+import { SubscriberStatistics } from './subscriber-statistics.service';
+import { SubscribersDashboardController } from './subscribers-dashboard.controller';
 import { SubscribersController } from './subscribers.controller';
 import { SubscribersRepository } from './subscribers.repository';
 import { SubscribersService } from './subscribers.service';
 
 @Module({
   imports: [ErasureModule, SuppressionCoreModule],
-  controllers: [SubscribersController],
-  providers: [SubscribersRepository, SubscribersService],
-  exports: [SubscribersRepository, SubscribersService],
+  controllers: [SubscribersController, SubscribersDashboardController],
+  providers: [
+    SubscribersRepository,
+    SubscriberSearchRepository,
+    SubscriberStatisticsRepository,
+    SubscribersService,
+    SubscriberStatistics,
+    SubscriberErasure,
+  ],
+  // Other modules read and count through these services, never the repositories.
+  exports: [SubscribersService, SubscriberStatistics],
 })
 export class SubscribersModule {}

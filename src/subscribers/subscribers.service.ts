@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, Subscriber } from '../generated/prisma/client';
 import { Principal } from '../auth/principal';
 import { ErasureGuard } from '../erasure/erasure-guard';
-import { ErasureService } from '../erasure/erasure.service';
+import { ErasureReceipt, ErasureService } from '../erasure/erasure.service';
 import { isUuid, newId } from '../platform/crypto/ids';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
 import {
   EmailErasedError,
   NotFoundError,
@@ -15,9 +17,11 @@ import { Paginator } from '../platform/pagination/paginator';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
 import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
-import { FeedbackEffect, SubscribersRepository } from './subscribers.repository';
+import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SuppressionList } from '../suppression/suppression-list';
-import { FeedbackKind } from '../feedback/feedback-report';
+import type { FeedbackKind } from '../feedback/feedback-report';
+import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
+import { SubscribersRepository } from './subscribers.repository';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
 
@@ -36,8 +40,10 @@ export class SubscribersService {
     private readonly subscribers: SubscribersRepository,
     private readonly erasureGuard: ErasureGuard,
     private readonly erasure: ErasureService,
-    private readonly paginator: Paginator,
     private readonly suppressions: SuppressionList,
+    private readonly statistics: SubscriberStatistics,
+    private readonly paginator: Paginator,
+    private readonly searches: SubscriberSearchRepository,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
@@ -46,6 +52,17 @@ export class SubscribersService {
       'subscribers',
       query,
       (page) => this.subscribers.listPage(caller.accountId, page),
+      presentSubscriber,
+    );
+  }
+
+  /** The dashboard's list: subscribers whose email contains `text`, newest first. */
+  search(caller: Principal, query: ListQuery, text: string): Promise<Page<SubscriberResponse>> {
+    return this.paginator.page(
+      caller.accountId,
+      'dashboard-subscribers',
+      query,
+      (page) => this.searches.search(caller.accountId, text, page),
       presentSubscriber,
     );
   }
@@ -121,37 +138,52 @@ export class SubscribersService {
     return presentSubscriber(updated);
   }
 
+  /** Erases the identity of this subscriber, found by id (the dashboard's Erase button). */
+  async erase(caller: Principal, id: string): Promise<ErasureReceipt> {
+    const subscriber = await this.get(caller, id);
+    return this.erasure.erase(caller, subscriber.email, 'identity.erased_from_dashboard');
+  }
+
+  // What other modules need of subscribers: rows to render mail with, and the unsubscribe
+  // link. They take an account id rather than a caller: workers and signed links have none.
+
+  /** A subscriber's row (merge fields for a template preview); null when there is none. */
+  findRow(accountId: AccountId, id: string): Promise<Subscriber | null> {
+    return isUuid(id) ? this.subscribers.findById(accountId, id) : Promise.resolve(null);
+  }
+
+  /** The rows of a chunk of campaign recipients (the send hot path); erased ones are missing. */
+  findRows(accountId: AccountId, ids: string[]): Promise<Subscriber[]> {
+    return this.subscribers.findByIds(accountId, ids);
+  }
+
+  /** The subscriber an address belongs to, inside the caller's transaction. */
+  findByEmail(accountId: AccountId, email: string, tx: Db): Promise<Subscriber | null> {
+    return this.subscribers.findByEmail(accountId, normalizeEmail(email), tx);
+  }
+
+  /** An unsubscribe link was followed: idempotent, a no-op for someone erased meanwhile. */
+  unsubscribe(accountId: AccountId, id: string): Promise<void> {
+    return this.subscribers.unsubscribe(accountId, id);
+  }
+
   /** See SubscribersRepository.reactivate: the suppression list's way back. */
   reactivate(
-    accountId: string,
+    accountId: AccountId,
     emailNormalized: string,
     fromStatus: string | undefined,
-    tx: Prisma.TransactionClient,
+    tx: Db,
   ): Promise<boolean> {
     return this.subscribers.reactivate(accountId, emailNormalized, fromStatus, tx);
   }
 
-  /** See SubscribersRepository.applyFeedback: a bounce, complaint or unsubscribe report. */
+  /** A bounce, complaint or unsubscribe report about a message to this subscriber. */
   applyFeedback(
-    accountId: string,
+    accountId: AccountId,
     id: string,
     kind: FeedbackKind,
-    tx: Prisma.TransactionClient,
+    tx: Db,
   ): Promise<FeedbackEffect | undefined> {
-    return this.subscribers.applyFeedback(accountId, id, kind, tx);
-  }
-
-  /** The subscriber with this address, inside the caller's transaction. */
-  findByEmail(
-    accountId: string,
-    emailNormalized: string,
-    tx: Prisma.TransactionClient,
-  ): Promise<Subscriber | null> {
-    return this.subscribers.findByEmail(accountId, emailNormalized, tx);
-  }
-
-  /** The row itself, for modules acting for the person (the subscription pages). */
-  findRow(accountId: string, id: string): Promise<Subscriber | null> {
-    return this.subscribers.findById(accountId, id);
+    return this.statistics.applyFeedback(accountId, id, kind, tx);
   }
 }

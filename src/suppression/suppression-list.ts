@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, Suppression } from '../generated/prisma/client';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import { SuppressionReason } from './suppression-reason';
 import { SqlClient, SuppressionsRepository } from './suppressions.repository';
@@ -16,15 +17,20 @@ type Db = Prisma.TransactionClient;
 export class SuppressionList {
   constructor(private readonly repository: SuppressionsRepository) {}
 
-  find(accountId: string, email: string, db?: Db): Promise<Suppression | null> {
+  find(accountId: AccountId, email: string, db?: Db): Promise<Suppression | null> {
     return this.repository.find(accountId, normalizeEmail(email), db);
+  }
+
+  /** Which of these normalised addresses are on the list. */
+  suppressedAmong(accountId: AccountId, emailsNormalized: string[]): Promise<Set<string>> {
+    return this.repository.listedAmong(accountId, emailsNormalized);
   }
 
   /**
    * Refuses a write that would mail a suppressed address: 422 on `field`, code `suppressed`,
    * naming the reason and the way back.
    */
-  async assertNotSuppressed(accountId: string, email: string, field: string, db?: Db) {
+  async assertNotSuppressed(accountId: AccountId, email: string, field: string, db?: Db) {
     const entry = await this.find(accountId, email, db);
     if (!entry) return;
     throw new ValidationFailedError([
@@ -39,7 +45,7 @@ export class SuppressionList {
   }
 
   suppress(
-    accountId: string,
+    accountId: AccountId,
     emailNormalized: string,
     reason: SuppressionReason,
     db?: Db,
@@ -50,7 +56,7 @@ export class SuppressionList {
   /** suppress() for many addresses at once, on a pg client inside the caller's transaction. */
   suppressMany(
     client: SqlClient,
-    accountId: string,
+    accountId: AccountId,
     emailsNormalized: string[],
     reason: SuppressionReason,
   ): Promise<void> {

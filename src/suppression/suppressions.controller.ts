@@ -19,7 +19,7 @@ const MAX_EMAIL = 254;
 
 @ApiTags('suppressions')
 @ApiBearerAuth()
-@Controller('v1/suppressions')
+@Controller(['v1/suppressions', 'dashboard/api/suppressions'])
 export class SuppressionsController {
   constructor(private readonly suppressions: SuppressionsService) {}
 

@@ -3,6 +3,7 @@ import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
 import { PrismaService } from '../platform/database/prisma.service';
 import { NotFoundError } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
@@ -60,13 +61,12 @@ export class SuppressionsService {
       async (tx) => {
         const added = await this.repository.add(accountId, normalizeEmail(email), 'manual', tx);
         if (added.created) {
-          await this.audit.record(
-            accountId,
+          await this.audit.recordBy(
+            caller,
             {
               action: 'suppression.added',
-              apiKeyId: caller.apiKeyId,
               subjectHash: this.erasureGuard.emailHash(accountId, email),
-              metadata: { reason: 'manual', ...actor(caller) },
+              metadata: { reason: 'manual' },
             },
             tx,
           );
@@ -78,7 +78,7 @@ export class SuppressionsService {
   }
 
   /** The subscription of a person (null when the subscriber is gone, e.g. erased). */
-  async subscription(accountId: string, subscriberId: string): Promise<Subscription | null> {
+  async subscription(accountId: AccountId, subscriberId: string): Promise<Subscription | null> {
     const subscriber = await this.subscribers.findRow(accountId, subscriberId);
     if (!subscriber) return null;
     const entry = await this.repository.find(accountId, subscriber.emailNormalized);
@@ -96,12 +96,12 @@ export class SuppressionsService {
    * removed and the status goes back to `subscribed`. Audited like any reactivation. False
    * when it is not theirs to undo (see mayResubscribe).
    */
-  async resubscribe(accountId: string, subscriberId: string): Promise<boolean> {
+  async resubscribe(accountId: AccountId, subscriberId: string): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       const subscriber = await this.subscribers.findRow(accountId, subscriberId);
       if (!subscriber) return false;
       const subjectHash = this.erasureGuard.emailHash(accountId, subscriber.email);
-      await this.erasureGuard.lock(tx, accountId, [subjectHash]);
+      await this.erasureGuard.lock(accountId, [subscriber.email], tx);
       const entry = await this.repository.find(accountId, subscriber.emailNormalized, tx);
       const reason = (entry?.reason ?? null) as SuppressionReason | null;
       if (!mayResubscribe(subscriber.status, reason)) return false;
@@ -128,7 +128,7 @@ export class SuppressionsService {
     const subjectHash = this.erasureGuard.emailHash(accountId, email);
     await this.prisma.$transaction(async (tx) => {
       // The identity's lock: an erasure of the same address cannot interleave.
-      await this.erasureGuard.lock(tx, accountId, [subjectHash]);
+      await this.erasureGuard.lock(accountId, [email], tx);
       const removed = await this.repository.remove(accountId, emailNormalized, tx);
       if (!removed) throw new NotFoundError('suppression');
       const reason = removed.reason as SuppressionReason;
@@ -138,13 +138,12 @@ export class SuppressionsService {
         STATUS_OF_REASON[reason],
         tx,
       );
-      await this.audit.record(
-        accountId,
+      await this.audit.recordBy(
+        caller,
         {
           action: 'suppression.removed',
-          apiKeyId: caller.apiKeyId,
           subjectHash,
-          metadata: { reason, reactivated_subscriber: reactivated, ...actor(caller) },
+          metadata: { reason, reactivated_subscriber: reactivated },
         },
         tx,
       );
@@ -171,8 +170,4 @@ function mayResubscribe(status: string, reason: SuppressionReason | null): boole
     [null, 'unsubscribe', 'complaint'].includes(reason) &&
     ['subscribed', 'unsubscribed', 'complained'].includes(status)
   );
-}
-
-function actor(caller: Principal): Record<string, string> {
-  return caller.userId ? { user_id: caller.userId } : {};
 }

@@ -20,8 +20,17 @@ const COMPILE_OPTIONS = {
   strict: false,
 } as const;
 
-/** The block helpers whose runtime throws when not given exactly one argument. */
-const ONE_ARGUMENT_HELPERS = new Set(['if', 'unless', 'with', 'each']);
+/**
+ * The built-in helpers whose runtime throws when not given exactly this many arguments
+ * (`{{lookup a}}` throws only when `a` is set: at send time, for some recipients).
+ */
+const HELPER_ARITY: ReadonlyMap<string, { count: number; message: string }> = new Map([
+  ['if', { count: 1, message: '#if requires exactly one argument' }],
+  ['unless', { count: 1, message: '#unless requires exactly one argument' }],
+  ['with', { count: 1, message: '#with requires exactly one argument' }],
+  ['each', { count: 1, message: '#each requires exactly one argument' }],
+  ['lookup', { count: 2, message: 'lookup requires exactly two arguments' }],
+]);
 
 /**
  * Compiles one template field eagerly. Throws an Error whose message is Handlebars' own
@@ -80,9 +89,8 @@ function checkArity(
 ) {
   const name =
     node.path.type === 'PathExpression' ? (node.path as hbs.AST.PathExpression).original : '';
-  if (ONE_ARGUMENT_HELPERS.has(name) && node.params.length !== 1) {
-    throw syntaxError(`#${name} requires exactly one argument`, node);
-  }
+  const arity = HELPER_ARITY.get(name);
+  if (arity && node.params.length !== arity.count) throw syntaxError(arity.message, node);
 }
 
 function syntaxError(message: string, node: hbs.AST.Node): Error {

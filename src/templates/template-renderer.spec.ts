@@ -1,6 +1,15 @@
 import { Prisma, Subscriber } from '../generated/prisma/client';
 import { ValidationFailedError } from '../platform/errors/api-errors';
-import { compileMessage, MessageContent, subscriberVariables } from './template-renderer';
+import {
+  closeTemplateWorkers,
+  compileMessage,
+  MAX_EXPRESSIONS,
+  MessageContent,
+  subscriberVariables,
+  TemplateRenderError,
+} from './template-renderer';
+
+afterAll(() => closeTemplateWorkers());
 
 const content = (overrides: Partial<MessageContent> = {}): MessageContent => ({
   subject: 'Hi',
@@ -9,9 +18,9 @@ const content = (overrides: Partial<MessageContent> = {}): MessageContent => ({
   ...overrides,
 });
 
-function detailsOf(message: MessageContent) {
+async function detailsOf(message: MessageContent) {
   try {
-    compileMessage(message);
+    await compileMessage(message);
   } catch (error) {
     expect(error).toBeInstanceOf(ValidationFailedError);
     return (error as ValidationFailedError).details;
@@ -64,61 +73,63 @@ function subscriber(overrides: Partial<Subscriber> = {}): Subscriber {
 }
 
 describe('compileMessage', () => {
-  it('merges variables into subject, html and text', () => {
-    const message = compileMessage({
+  it('merges variables into subject, html and text', async () => {
+    const message = await compileMessage({
       subject: 'Hello {{first_name}}',
       html: '<p>Hi {{first_name}} from {{city}}</p>',
       text: 'Hi {{first_name}}, plan {{plan}}',
     });
-    expect(message.render({ first_name: 'Ada', city: 'London', plan: 'pro' })).toEqual({
+    expect(await message.render({ first_name: 'Ada', city: 'London', plan: 'pro' })).toEqual({
       subject: 'Hello Ada',
       html: '<p>Hi Ada from London</p>',
       text: 'Hi Ada, plan pro',
     });
   });
 
-  it('compiles once and renders for many recipients', () => {
-    const message = compileMessage(content({ text: '{{n}}' }));
-    expect([1, 2, 3].map((n) => message.render({ n }).text)).toEqual(['1', '2', '3']);
+  it('compiles once and renders for many recipients', async () => {
+    const message = await compileMessage(content({ text: '{{n}}' }));
+    const texts = await Promise.all([1, 2, 3].map(async (n) => (await message.render({ n })).text));
+    expect(texts).toEqual(['1', '2', '3']);
   });
 
-  it('escapes HTML in html only', () => {
+  it('escapes HTML in html only', async () => {
     const value = '<b>Tom & "Jerry"</b>';
-    const message = compileMessage({ subject: '{{v}}', html: '<p>{{v}}</p>', text: '{{v}}' });
-    expect(message.render({ v: value })).toEqual({
+    const message = await compileMessage({ subject: '{{v}}', html: '<p>{{v}}</p>', text: '{{v}}' });
+    expect(await message.render({ v: value })).toEqual({
       subject: value,
       html: '<p>&lt;b&gt;Tom &amp; &quot;Jerry&quot;&lt;/b&gt;</p>',
       text: value,
     });
   });
 
-  it('lets triple braces through unescaped in html', () => {
-    const message = compileMessage(content({ html: '{{{snippet}}}' }));
-    expect(message.render({ snippet: '<i>x</i>' }).html).toBe('<i>x</i>');
+  it('lets triple braces through unescaped in html', async () => {
+    const message = await compileMessage(content({ html: '{{{snippet}}}' }));
+    expect((await message.render({ snippet: '<i>x</i>' })).html).toBe('<i>x</i>');
   });
 
-  it('renders missing variables empty', () => {
-    const message = compileMessage({
+  it('renders missing variables empty', async () => {
+    const message = await compileMessage({
       subject: 'Hi {{first_name}}!',
       html: '<p>{{a.b.c}}</p>',
       text: '[{{nope}}]',
     });
-    expect(message.render({})).toEqual({ subject: 'Hi !', html: '<p></p>', text: '[]' });
+    expect(await message.render({})).toEqual({ subject: 'Hi !', html: '<p></p>', text: '[]' });
   });
 
-  it('keeps a subject on one line', () => {
-    const message = compileMessage(content({ subject: 'Hi {{name}}' }));
-    expect(message.render({ name: 'Ada\r\nBcc: all@example.com' }).subject).toBe(
+  it('keeps a subject on one line', async () => {
+    const message = await compileMessage(content({ subject: 'Hi {{name}}' }));
+    expect((await message.render({ name: 'Ada\r\nBcc: all@example.com' })).subject).toBe(
       'Hi Ada Bcc: all@example.com',
     );
   });
 
-  it('leaves an absent body null', () => {
-    expect(compileMessage(content({ html: '<p>x</p>', text: null })).render({}).text).toBeNull();
+  it('leaves an absent body null', async () => {
+    const message = await compileMessage(content({ html: '<p>x</p>', text: null }));
+    expect((await message.render({})).text).toBeNull();
   });
 
-  it('supports the built-in block helpers and lookup', () => {
-    const message = compileMessage(
+  it('supports the built-in block helpers and lookup', async () => {
+    const message = await compileMessage(
       content({
         text:
           '{{#if vip}}VIP {{/if}}{{#unless vip}}regular {{/unless}}' +
@@ -126,7 +137,7 @@ describe('compileMessage', () => {
           '{{lookup custom_fields "favourite colour"}}',
       }),
     );
-    const rendered = message.render({
+    const rendered = await message.render({
       vip: true,
       tags: ['a', 'b'],
       address: { city: 'Paris' },
@@ -135,16 +146,18 @@ describe('compileMessage', () => {
     expect(rendered.text).toBe('VIP [a][b] Paris green');
   });
 
-  it('does not reach prototypes', () => {
-    const message = compileMessage(
+  it('does not reach prototypes', async () => {
+    const message = await compileMessage(
       content({ text: '[{{constructor}}][{{constructor.name}}][{{__proto__}}][{{name.length}}]' }),
     );
-    expect(message.render({ name: 'Ada' }).text).toBe('[][][][3]');
+    expect((await message.render({ name: 'Ada' })).text).toBe('[][][][3]');
   });
 
   describe('rejects with one invalid_template detail per failing field', () => {
-    it('reports the parser message', () => {
-      const details = detailsOf(content({ subject: 'Hi {{first_name', html: '<p>{{#if x}}</p>' }));
+    it('reports the parser message', async () => {
+      const details = await detailsOf(
+        content({ subject: 'Hi {{first_name', html: '<p>{{#if x}}</p>' }),
+      );
       expect(details).toEqual([
         {
           field: 'subject',
@@ -171,12 +184,81 @@ describe('compileMessage', () => {
         '#if requires exactly one argument',
       ],
       ['each with two arguments', '{{#each a b}}x{{/each}}', '#each requires exactly one argument'],
+      // lookup with one argument throws at render, and only when that argument is set.
+      ['lookup with one argument', '{{lookup a}}', 'lookup requires exactly two arguments'],
+      [
+        'lookup in a subexpression',
+        '{{#with (lookup a)}}x{{/with}}',
+        'lookup requires exactly two',
+      ],
       ['a mismatched block', '{{#if a}}x{{/each}}', "if doesn't match each"],
-    ])('%s', (_, text, message) => {
-      expect(detailsOf(content({ text }))).toEqual([
+    ])('%s', async (_, text, message) => {
+      expect(await detailsOf(content({ text }))).toEqual([
         { field: 'text', code: 'invalid_template', message: expect.stringContaining(message) },
       ]);
     });
+  });
+});
+
+describe('bounds', () => {
+  it('refuses more merge fields than it compiles, without a worker', async () => {
+    const text = '{{a}}'.repeat(MAX_EXPRESSIONS + 1);
+    expect(await detailsOf(content({ text }))).toEqual([
+      { field: 'text', code: 'too_complex', message: expect.stringContaining('merge fields') },
+    ]);
+  });
+
+  it('compiles a large template off this thread: timers keep firing meanwhile', async () => {
+    const html = '<p>{{first_name}} {{#if vip}}VIP{{/if}}</p>\n'.repeat(MAX_EXPRESSIONS / 3 - 1);
+    let longestGap = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 10);
+    try {
+      const message = await compileMessage(content({ html }));
+      const rendered = await message.render({ first_name: 'Ada', vip: true });
+      expect(rendered.html).toContain('<p>Ada VIP</p>');
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(longestGap).toBeLessThan(500);
+  });
+
+  it('stops a render that loops over too much, and the next one still works', async () => {
+    const loops =
+      '{{#each @root.a}}{{#each @root.a}}{{#each @root.a}}{{#each @root.a}}x{{/each}}{{/each}}{{/each}}{{/each}}';
+    const message = await compileMessage(content({ text: loops }));
+    const a = Array.from({ length: 200 }, (_, i) => i);
+    const error = await message.render({ a }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TemplateRenderError);
+    expect((error as TemplateRenderError).details).toEqual([
+      { field: 'text', code: 'render_failed', message: expect.any(String) },
+    ]);
+    expect((await message.render({ a: [1, 2] })).text).toBe('xxxxxxxxxxxxxxxx');
+  }, 30_000);
+
+  it('renders on a worker that lost the compiled fields (restarted), compiling them again', async () => {
+    const message = await compileMessage(content({ subject: 'Hi {{name}}', text: 'Bye {{name}}' }));
+    await closeTemplateWorkers();
+    expect(await message.render({ name: 'Ada' })).toEqual({
+      subject: 'Hi Ada',
+      html: null,
+      text: 'Bye Ada',
+    });
+    // Compiling the same message again asks no worker; rendering still works.
+    await closeTemplateWorkers();
+    const again = await compileMessage(content({ subject: 'Hi {{name}}', text: 'Bye {{name}}' }));
+    expect((await again.render({ name: 'Bo' })).text).toBe('Bye Bo');
+  });
+
+  it('refuses a rendered field over 4 MiB', async () => {
+    const message = await compileMessage(content({ html: '{{v}}{{v}}{{v}}{{v}}{{v}}' }));
+    const error = await message.render({ v: 'x'.repeat(1024 * 1024) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TemplateRenderError);
+    expect((error as TemplateRenderError).field).toBe('html');
   });
 });
 
@@ -214,14 +296,14 @@ describe('subscriberVariables', () => {
     expect((variables as { polluted?: unknown }).polluted).toBeUndefined();
   });
 
-  it('renders a subscriber through a template', () => {
-    const message = compileMessage({
+  it('renders a subscriber through a template', async () => {
+    const message = await compileMessage({
       subject: 'For {{first_name}} {{last_name}}',
       html: null,
       text: '{{#each tags}}{{this}} {{/each}}{{plan}} {{custom_fields.plan}}',
     });
     const variables = subscriberVariables(subscriber({ customFields: { plan: 'pro' } }));
-    expect(message.render(variables)).toEqual({
+    expect(await message.render(variables)).toEqual({
       subject: 'For Ada Lovelace',
       html: null,
       text: 'vip beta pro pro',

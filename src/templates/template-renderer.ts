@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { Subscriber } from '../generated/prisma/client';
 import { ErrorDetail, ValidationFailedError } from '../platform/errors/api-errors';
 import { presentSubscriber } from '../subscribers/subscriber.presenter';
-import { compileSource, RenderFn } from './handlebars-source';
+import { TemplateWorkerError, TemplateWorkerPool } from './template-pool';
+import { FieldRef, WorkerReply } from './template-worker-protocol';
 
 export interface MessageContent {
   subject: string;
@@ -10,47 +12,195 @@ export interface MessageContent {
 }
 
 export interface CompiledMessage {
-  render(variables: Record<string, unknown>): MessageContent;
+  /** Throws TemplateRenderError (a 422) when the template fails on these variables. */
+  render(variables: Record<string, unknown>): Promise<MessageContent>;
+}
+
+/** Merge fields (`{{…}}`) in one field: compiling costs time and memory per expression. */
+export const MAX_EXPRESSIONS = 5000;
+/** Compiling one field: past this it is refused as too complex (seconds of a worker). */
+const COMPILE_TIMEOUT_MS = 10_000;
+/**
+ * Rendering one message: a loop over too much data is stopped here. Well inside the
+ * 5 s a database transaction may last, since a transactional send renders inside one.
+ */
+const RENDER_TIMEOUT_MS = 2000;
+/** Converting an HTML part to text (at most 512 KiB of it). */
+const TEXT_TIMEOUT_MS = 10_000;
+
+type FieldName = keyof MessageContent;
+const FIELDS: FieldName[] = ['subject', 'html', 'text'];
+
+/** A template that compiled but failed on the data given to it (422 at preview). */
+export class TemplateRenderError extends ValidationFailedError {
+  constructor(
+    readonly field: FieldName,
+    readonly reason: string,
+  ) {
+    const message = `${field} could not be rendered: ${reason}`;
+    super([{ field, code: 'render_failed', message }]);
+    // Said in full: at send time this message is the reason logged for the failed message.
+    this.message = message;
+  }
 }
 
 /**
- * Compiles once (per campaign); throws ValidationFailedError (422, one detail per bad field)
- * on syntax errors. Rendering escapes HTML in `html` only: text and subject are not HTML.
+ * A message whose template does not compile (any more): every render fails with the
+ * compiler's reason, so a send fails each message with it instead of failing as a whole.
  */
-export function compileMessage(content: MessageContent): CompiledMessage {
-  const errors: ErrorDetail[] = [];
-  const compile = (field: keyof MessageContent, source: string, escapeHtml: boolean) => {
-    try {
-      return compileSource(source, escapeHtml);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      errors.push({ field, code: 'invalid_template', message });
-      return undefined;
-    }
-  };
-  const subject = compile('subject', content.subject, false);
-  const html = content.html === null ? null : compile('html', content.html, true);
-  const text = content.text === null ? null : compile('text', content.text, false);
-  if (errors.length > 0 || !subject || html === undefined || text === undefined) {
-    throw new ValidationFailedError(errors);
-  }
-  return new HandlebarsMessage(subject, html, text);
+export function unrenderable(error: ValidationFailedError): CompiledMessage {
+  const [first] = error.details;
+  const reason = error.details.map((detail) => detail.message).join('; ');
+  const failure = new TemplateRenderError((first?.field ?? 'html') as FieldName, reason);
+  return { render: () => Promise.reject(failure) };
 }
 
-class HandlebarsMessage implements CompiledMessage {
+let pool: TemplateWorkerPool | undefined;
+const workers = () => (pool ??= new TemplateWorkerPool());
+/**
+ * Messages (by affinity) whose fields compiled on their worker: compiling the same message
+ * again (each delivery job, each preview) asks no worker. Should the worker have lost them
+ * since, a render finds out and compiles them again.
+ */
+const compiledMessages = new Set<string>();
+const COMPILED_MESSAGES = 10_000;
+
+/**
+ * Checks that every field compiles, on a worker thread (Handlebars takes seconds on large
+ * templates); throws ValidationFailedError (422, one detail per bad field, with the line) on
+ * syntax errors, and `too_complex` past MAX_EXPRESSIONS or the time and memory a compile may
+ * take. Rendering (also on a worker) escapes HTML in `html` only: text and subject are not
+ * HTML.
+ */
+export async function compileMessage(content: MessageContent): Promise<CompiledMessage> {
+  const fields = FIELDS.map((name) => {
+    const source = content[name];
+    return source === null ? null : { name, ...fieldRef(source, name === 'html') };
+  });
+  // The fields of one message go to one worker, which renders it later with all of them.
+  const affinity = fields.map((field) => field?.key ?? '').join('.');
+  if (!compiledMessages.has(affinity)) {
+    const details = await compileFields(fields, affinity);
+    if (details.length > 0) throw new ValidationFailedError(details);
+    if (compiledMessages.size >= COMPILED_MESSAGES) compiledMessages.clear();
+    compiledMessages.add(affinity);
+  }
+  return new WorkerMessage(fields, affinity);
+}
+
+type Field = Required<FieldRef> & { name: FieldName };
+
+/** Compiles each field on the message's worker; one detail per field that fails. */
+async function compileFields(fields: (Field | null)[], affinity: string): Promise<ErrorDetail[]> {
+  const problems = await Promise.all(
+    fields.map((field) => (field ? compileField(field, affinity) : Promise.resolve(null))),
+  );
+  return problems.filter((problem): problem is ErrorDetail => problem !== null);
+}
+
+/**
+ * The text part of an HTML-only message, converted on a template worker (see
+ * convertHtmlToText). Null when the conversion fails or takes too long: the message then
+ * goes without one rather than not at all.
+ */
+export async function textFromHtml(html: string): Promise<string | null> {
+  const affinity = createHash('sha256').update(html).digest('base64url');
+  try {
+    const reply = await workers().run({ kind: 'text', html }, TEXT_TIMEOUT_MS, affinity);
+    return reply.ok ? reply.outputs[0] : null;
+  } catch (error) {
+    if (error instanceof TemplateWorkerError) return null;
+    throw error;
+  }
+}
+
+/** Shuts the template workers down (they restart on the next use). */
+export async function closeTemplateWorkers(): Promise<void> {
+  const current = pool;
+  pool = undefined;
+  await current?.close();
+}
+
+function fieldRef(source: string, escapeHtml: boolean): Required<FieldRef> {
+  const key = createHash('sha256')
+    .update(escapeHtml ? 'html\0' : 'text\0')
+    .update(source)
+    .digest('base64url');
+  return { key, escapeHtml, source };
+}
+
+async function compileField(field: Field, affinity: string): Promise<ErrorDetail | null> {
+  const fail = (code: string, message: string): ErrorDetail => ({
+    field: field.name,
+    code,
+    message,
+  });
+  if (countExpressions(field.source) > MAX_EXPRESSIONS) {
+    return fail('too_complex', `${field.name} has more than ${MAX_EXPRESSIONS} merge fields.`);
+  }
+  let reply: WorkerReply;
+  try {
+    const ref = { key: field.key, escapeHtml: field.escapeHtml, source: field.source };
+    reply = await workers().run({ kind: 'compile', field: ref }, COMPILE_TIMEOUT_MS, affinity);
+  } catch (error) {
+    if (!(error instanceof TemplateWorkerError)) throw error;
+    return fail('too_complex', `${field.name} is too complex to compile.`);
+  }
+  if (!reply.ok) return fail('invalid_template', reply.missing ? 'not compiled' : reply.error);
+  return null;
+}
+
+/** `{{` occurrences, counted with indexOf: linear, and an upper bound on expressions. */
+function countExpressions(source: string): number {
+  let count = 0;
+  for (let at = source.indexOf('{{'); at >= 0; at = source.indexOf('{{', at + 2)) count++;
+  return count;
+}
+
+class WorkerMessage implements CompiledMessage {
   constructor(
-    private readonly subject: RenderFn,
-    private readonly html: RenderFn | null,
-    private readonly text: RenderFn | null,
+    private readonly fields: (Field | null)[],
+    private readonly affinity: string,
   ) {}
 
-  render(variables: Record<string, unknown>): MessageContent {
+  async render(variables: Record<string, unknown>): Promise<MessageContent> {
+    // By key: the worker keeps the fields compiled. One that lost them (restarted after a
+    // task that failed, or short of room) compiles them again first, within its own time.
+    const byKey = this.fields.map(
+      (field) => field && { key: field.key, escapeHtml: field.escapeHtml },
+    );
+    let reply = await this.run(byKey, variables);
+    if (!reply.ok && reply.missing) {
+      const [problem] = await compileFields(this.fields, this.affinity);
+      if (problem) throw new TemplateRenderError(problem.field as FieldName, problem.message);
+      reply = await this.run(byKey, variables);
+    }
+    if (!reply.ok) {
+      const field = FIELDS[(!reply.missing && reply.field) || 0];
+      throw new TemplateRenderError(field, reply.missing ? 'not compiled' : reply.error);
+    }
+    const [subject, html, text] = reply.outputs;
     return {
       // A subject is one header line: a merged value must not be able to add headers.
-      subject: this.subject(variables).replace(/[\r\n]+/g, ' '),
-      html: this.html ? this.html(variables) : null,
-      text: this.text ? this.text(variables) : null,
+      subject: (subject ?? '').replace(/[\r\n]+/g, ' '),
+      html,
+      text,
     };
+  }
+
+  private async run(fields: (FieldRef | null)[], variables: Record<string, unknown>) {
+    try {
+      const task = { kind: 'render' as const, fields, variables };
+      return await workers().run(task, RENDER_TIMEOUT_MS, this.affinity);
+    } catch (error) {
+      if (!(error instanceof TemplateWorkerError)) throw error;
+      const field = this.fields.find((ref) => ref && ref.name !== 'subject')?.name ?? 'subject';
+      const reason =
+        error.reason === 'timeout'
+          ? `rendering took longer than ${RENDER_TIMEOUT_MS / 1000} s (a loop over too much data?)`
+          : 'rendering needed more memory than a message may take';
+      throw new TemplateRenderError(field, reason);
+    }
   }
 }
 

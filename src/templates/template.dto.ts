@@ -2,13 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsDefined,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
   IsUUID,
   MaxLength,
   ValidateIf,
 } from 'class-validator';
+import { JsonObject } from '../platform/validation/json-object.decorator';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const NAME = 255;
@@ -93,7 +93,7 @@ export class PreviewTemplateDto {
     description: 'Sample merge variables; they win over the subscriber fields.',
   })
   @IsOptional()
-  @IsObject()
+  @JsonObject()
   data?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'Render against this subscriber of the account.' })

@@ -18,9 +18,10 @@ import {
 import { TemplatePage, TemplateResponse } from './template.presenter';
 import { TemplatesService } from './templates.service';
 
+/** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */
 @ApiTags('templates')
 @ApiBearerAuth()
-@Controller('v1/templates')
+@Controller(['v1/templates', 'dashboard/api/templates'])
 export class TemplatesController {
   constructor(private readonly templates: TemplatesService) {}
 

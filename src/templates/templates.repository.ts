@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Template } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import * as sql from './templates.sql';
 
 export interface TemplateColumns {
   name: string;
@@ -12,19 +14,20 @@ export interface TemplateColumns {
 
 export type DeleteOutcome = 'deleted' | 'not_found' | 'in_use';
 
+/** The templates table and its only writer. The raw statements are in templates.sql.ts. */
 @Injectable()
 export class TemplatesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  listPage(accountId: string, page: PageRequest): Promise<Template[]> {
+  listPage(accountId: AccountId, page: PageRequest): Promise<Template[]> {
     return this.prisma.template.findMany(keysetPage(accountId, page));
   }
 
-  findById(accountId: string, id: string): Promise<Template | null> {
+  findById(accountId: AccountId, id: string): Promise<Template | null> {
     return this.prisma.template.findFirst({ where: { accountId, id } });
   }
 
-  create(accountId: string, id: string, columns: TemplateColumns): Promise<Template> {
+  create(accountId: AccountId, id: string, columns: TemplateColumns): Promise<Template> {
     return this.prisma.template.create({ data: { ...columns, id, accountId } });
   }
 
@@ -34,19 +37,17 @@ export class TemplatesRepository {
    * Null when no such template in this account.
    */
   update(
-    accountId: string,
+    accountId: AccountId,
     id: string,
     change: (current: Template) => Partial<TemplateColumns>,
   ): Promise<Template | null> {
     return this.prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM templates WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
-        FOR UPDATE`;
+      const locked = await tx.$queryRaw<{ id: string }[]>(sql.lockTemplate(accountId, id));
       if (locked.length === 0) return null;
       const current = await tx.template.findFirstOrThrow({ where: { accountId, id } });
       return tx.template.update({
         where: { id },
-        data: { ...change(current), updatedAt: new Date() },
+        data: change(current),
       });
     });
   }
@@ -56,7 +57,7 @@ export class TemplatesRepository {
    * campaign with nothing to send; so a template that a campaign not yet sent uses is kept.
    * The check and the delete are one statement.
    */
-  async delete(accountId: string, id: string): Promise<DeleteOutcome> {
+  async delete(accountId: AccountId, id: string): Promise<DeleteOutcome> {
     const { count } = await this.prisma.template.deleteMany({
       where: { accountId, id, campaigns: { none: { status: { not: 'sent' } } } },
     });

@@ -5,7 +5,7 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const MAX_LENGTH = 255;
 
-/** The Idempotency-Key header (CONTRACT §4): absent, or 1 to 255 characters; else 400. */
+/** The Idempotency-Key header: absent, or 1 to 255 characters; else 400. */
 export function parseIdempotencyKey(raw: string | string[] | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (Array.isArray(raw) || raw.length === 0 || raw.length > MAX_LENGTH) {

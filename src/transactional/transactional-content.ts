@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Subscriber } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
 import { InvalidRequestError, ValidationFailedError } from '../platform/errors/api-errors';
 import {
   CompiledMessage,
@@ -7,7 +8,7 @@ import {
   MessageContent,
   subscriberVariables,
 } from '../templates/template-renderer';
-import { TemplatesRepository } from '../templates/templates.repository';
+import { TemplatesService } from '../templates/templates.service';
 import { SendTransactionalDto } from './transactional.dto';
 
 /** A send's content once its rules are checked: inline, or a compiled template. */
@@ -27,9 +28,9 @@ export type PreparedContent =
  */
 @Injectable()
 export class TransactionalContent {
-  constructor(private readonly templates: TemplatesRepository) {}
+  constructor(private readonly templates: TemplatesService) {}
 
-  async prepare(accountId: string, body: SendTransactionalDto): Promise<PreparedContent> {
+  async prepare(accountId: AccountId, body: SendTransactionalDto): Promise<PreparedContent> {
     const templateId = body.template_id ?? undefined;
     const html = body.html ?? null;
     const text = body.text ?? null;
@@ -45,9 +46,9 @@ export class TransactionalContent {
     if (html !== null || text !== null) {
       throw invalid('template_id', 'conflict', 'Give either template_id or html/text, not both.');
     }
-    const template = await this.templates.findById(accountId, templateId);
+    const template = await this.templates.findRow(accountId, templateId);
     if (!template) throw invalid('template_id', 'not_found', 'No such template.');
-    const compiled = compileMessage({
+    const compiled = await compileMessage({
       subject: body.subject ?? template.subject,
       html: template.html,
       text: template.text,
@@ -55,7 +56,11 @@ export class TransactionalContent {
     return { kind: 'template', templateId, compiled, data: body.data ?? {} };
   }
 
-  render(prepared: PreparedContent, to: string, recipient: Subscriber | null): MessageContent {
+  async render(
+    prepared: PreparedContent,
+    to: string,
+    recipient: Subscriber | null,
+  ): Promise<MessageContent> {
     if (prepared.kind === 'inline') return prepared.content;
     const fields = recipient ? subscriberVariables(recipient) : { email: to };
     return prepared.compiled.render({ ...fields, ...prepared.data });

@@ -1,11 +1,11 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { rm } from 'node:fs/promises';
-import { Prisma } from '../generated/prisma/client';
 import {
   ErasedIdentityRef,
   ErasureParticipant,
   ErasureRegistry,
 } from '../erasure/erasure-participant';
+import type { Db } from '../platform/database/db';
 import { MailTransport } from '../platform/mail/mail-transport';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
@@ -35,7 +35,7 @@ export class TransactionalErasureParticipant implements ErasureParticipant, OnMo
     this.registry.register(this);
   }
 
-  async erase(tx: Prisma.TransactionClient, identity: ErasedIdentityRef): Promise<void> {
+  async erase(tx: Db, identity: ErasedIdentityRef): Promise<void> {
     // Keys first: they are found through the messages' recipient hash.
     await this.idempotencyKeys.forgetMessagesTo(identity.accountId, identity.emailHash, tx);
     await this.messages.scrubRecipient(identity.accountId, identity.emailHash, tx);

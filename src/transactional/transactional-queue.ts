@@ -2,9 +2,13 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
 import { QUEUES } from '../platform/queue/queue.module';
+import { TRANSACTIONAL_ATTEMPTS, TRANSACTIONAL_BACKOFF_MS } from '../platform/settings';
 import type { MessageRef } from './transactional-messages.repository';
 
-/** A job names its message and nothing else: no address or content ever reaches Redis. */
+/**
+ * A job names its message and nothing else: no address or content ever reaches Redis. Read
+ * back, `accountId` is plain data again: the processor parses it before any query.
+ */
 export interface TransactionalJob {
   accountId: string;
   messageId: string;
@@ -13,13 +17,13 @@ export interface TransactionalJob {
 export const SEND_JOB = 'send';
 
 /**
- * Temporary failures retry with exponential backoff: 2 s, 4 s, … about 8.5 minutes in all.
- * Finished jobs are removed, so re-adding a message whose job vanished (the sweep) is
- * possible, while jobId = message id keeps a waiting, delayed or running job from doubling.
+ * Temporary failures retry with exponential backoff (see the settings). Finished jobs are
+ * removed, so re-adding a message whose job vanished (the sweep) is possible, while
+ * jobId = message id keeps a waiting, delayed or running job from doubling.
  */
 export const SEND_JOB_OPTIONS: JobsOptions = {
-  attempts: 9,
-  backoff: { type: 'exponential', delay: 2000 },
+  attempts: TRANSACTIONAL_ATTEMPTS,
+  backoff: { type: 'exponential', delay: TRANSACTIONAL_BACKOFF_MS },
   removeOnComplete: true,
   removeOnFail: true,
 };

@@ -1,25 +1,21 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { Prisma } from '../generated/prisma/client';
-import { normalizeEmail } from '../platform/crypto/keyed-hasher';
-import { SuppressionList } from '../suppression/suppression-list';
+import { SenderDomainsService } from '../domains/sender-domains.service';
 import { VerpAddresses } from '../feedback/verp-address';
+import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import { parseAccountId } from '../platform/database/account-id';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { TRANSACTIONAL_CLAIM_LEASE_MS, TRANSACTIONAL_CONCURRENCY } from '../platform/settings';
+import { textFromHtml } from '../templates/template-renderer';
 import { recipientStorageKey } from './transactional-erasure.participant';
 import {
   ClaimedMessage,
   TransactionalMessagesRepository,
 } from './transactional-messages.repository';
+import { TransactionalOutcomes } from './transactional-outcomes';
 import { TransactionalJob } from './transactional-queue';
-
-/**
- * How long a claim protects a message from other workers. Longer than the slowest SMTP
- * exchange nodemailer allows; after it the worker is presumed dead and the sweep requeues
- * the message (so a crash mid-send may send it twice, never zero times).
- */
-export const CLAIM_LEASE_MS = 15 * 60_000;
 
 const MAX_ERROR_LENGTH = 500;
 /** How long shutdown waits to learn whether Redis answers before forcing the worker closed. */
@@ -30,45 +26,56 @@ const REDIS_PROBE_MS = 1000;
  * conditional UPDATE, holds the content. Permanent refusals (SMTP 5xx) and the last attempt
  * mark it failed; temporary ones give it back and let BullMQ retry with backoff.
  */
-@Processor(QUEUES.transactional, { concurrency: 8 })
+@Processor(QUEUES.transactional, { concurrency: TRANSACTIONAL_CONCURRENCY })
 export class TransactionalSendProcessor extends WorkerHost implements OnModuleDestroy {
   private readonly logger = new Logger(TransactionalSendProcessor.name);
 
   constructor(
     private readonly messages: TransactionalMessagesRepository,
+    private readonly outcomes: TransactionalOutcomes,
     private readonly mail: MailTransport,
-    private readonly suppressions: SuppressionList,
     private readonly verp: VerpAddresses,
+    private readonly senderDomains: SenderDomainsService,
   ) {
     super();
   }
 
   async process(job: Job<TransactionalJob>): Promise<void> {
-    const { accountId, messageId } = job.data;
-    const message = await this.messages.claim(accountId, messageId, CLAIM_LEASE_MS);
+    const accountId = parseAccountId(job.data.accountId);
+    const message = await this.messages.claim(
+      accountId,
+      job.data.messageId,
+      TRANSACTIONAL_CLAIM_LEASE_MS,
+    );
     // Sent, failed, erased, or being sent by another worker: nothing to do.
     if (!message) return;
 
     const to = message.toAddress!;
     let headerMessageId: string;
     try {
+      const sender = await this.senderDomains.signingIdentity(accountId, message.fromAddress);
       ({ messageId: headerMessageId } = await this.mail.send({
         from: message.fromAddress,
         to,
         subject: message.subject ?? '',
         html: message.html,
-        text: message.text,
+        // Every message has a text part: generated from the HTML when the author gave none.
+        text: message.text ?? (message.html ? await textFromHtml(message.html) : null),
         messageId: message.id,
-        // Bounce reports come back here, naming this message by its signed token.
-        returnPath: this.verp.address('bounce', { kind: 'transactional', messageId: message.id }),
         storageKey: recipientStorageKey(message.recipientHash),
+        dkim: sender?.dkim,
+        // Bounce reports come back here, naming this message by its signed token.
+        envelopeFrom: this.verp.returnPath(
+          { kind: 'transactional', messageId: message.id },
+          sender,
+        ),
       }));
     } catch (error) {
       await this.recordFailure(job, message, error);
       return;
     }
     // Outside the try: once the relay accepted it, a failure to record must not resend it now.
-    await this.messages.markSent(message, headerMessageId, normalizeEmail(to));
+    await this.outcomes.sent(message, headerMessageId, normalizeEmail(to));
   }
 
   /**
@@ -103,17 +110,11 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     const reason = describe(error, message.toAddress!);
     if (permanent || lastAttempt) {
       // Only the relay's refusals are bounces; our own errors say nothing of the address.
-      const emailNormalized = normalizeEmail(message.toAddress!);
       const bounce =
         error instanceof MailDeliveryError
-          ? {
-              hard: permanent,
-              emailNormalized,
-              suppress: (tx: Prisma.TransactionClient) =>
-                this.suppressions.suppress(message.accountId, emailNormalized, 'hard_bounce', tx),
-            }
+          ? { hard: permanent, emailNormalized: normalizeEmail(message.toAddress!) }
           : undefined;
-      await this.messages.markFailed(message, reason, bounce);
+      await this.outcomes.failed(message, reason, bounce);
       return;
     }
     await this.messages.release(message, reason);

@@ -1,13 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  STRANDED_AFTER_MS,
+  SWEEP_BATCH,
+  SWEEP_EVERY_MS,
+  TRANSACTIONAL_CLAIM_LEASE_MS,
+} from '../platform/settings';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
-import { CLAIM_LEASE_MS } from './transactional-send.processor';
 import { TransactionalQueue } from './transactional-queue';
-
-const SWEEP_EVERY_MS = 30_000;
-/** A queued message this old without progress may have lost its job. */
-const STRANDED_AFTER_MS = 60_000;
-const BATCH = 500;
 
 /**
  * Recovery, in every worker process on a timer (not a Redis-scheduled job, which a Redis
@@ -40,9 +40,13 @@ export class TransactionalSweeper implements OnApplicationBootstrap, OnModuleDes
 
   /** One pass; `strandedAfterMs` is shortened by tests. */
   async sweep(strandedAfterMs = STRANDED_AFTER_MS): Promise<{ requeued: number; pruned: number }> {
-    const stranded = await this.messages.findStranded(strandedAfterMs, CLAIM_LEASE_MS, BATCH);
+    const stranded = await this.messages.findStranded(
+      strandedAfterMs,
+      TRANSACTIONAL_CLAIM_LEASE_MS,
+      SWEEP_BATCH,
+    );
     await this.queue.enqueue(stranded);
-    const pruned = await this.idempotencyKeys.pruneExpired(BATCH * 10);
+    const pruned = await this.idempotencyKeys.pruneExpired(SWEEP_BATCH * 10);
     return { requeued: stranded.length, pruned };
   }
 

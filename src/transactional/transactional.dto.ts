@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsDefined,
-  IsObject,
   IsOptional,
   IsString,
   IsUUID,
@@ -10,7 +9,8 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { EmailAddress } from '../platform/validation/email-address.decorator';
-import { Mailbox } from './mailbox.decorator';
+import { JsonObject } from '../platform/validation/json-object.decorator';
+import { Mailbox } from '../platform/validation/mailbox.decorator';
 
 /** Bodies stay well inside the 1 MiB request limit. */
 const MAX_BODY = 512 * 1024;
@@ -19,7 +19,7 @@ const subjectApplies = (body: SendTransactionalDto) =>
   body.template_id == null || body.subject !== undefined;
 
 /**
- * POST /v1/transactional/send (CONTRACT §4). The content is either inline (html and/or text)
+ * POST /v1/transactional/send. The content is either inline (html and/or text)
  * or a stored template rendered with `data` over the recipient's subscriber fields; `subject`
  * may then be left out (the template's own is used) or given to replace it.
  */
@@ -71,7 +71,7 @@ export class SendTransactionalDto {
     description: 'Merge variables for the template; they win over the subscriber’s fields.',
   })
   @IsOptional()
-  @IsObject()
+  @JsonObject()
   data?: Record<string, unknown>;
 }
 

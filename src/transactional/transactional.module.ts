@@ -1,8 +1,10 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { SubscribersModule } from '../subscribers/subscribers.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { VerpModule } from '../feedback/verp.module';
@@ -10,17 +12,36 @@ import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalContent } from './transactional-content';
 import { TransactionalErasureParticipant } from './transactional-erasure.participant';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
+import { TransactionalOutcomes } from './transactional-outcomes';
 import { TransactionalQueue } from './transactional-queue';
 import { TransactionalSendProcessor } from './transactional-send.processor';
 import { TransactionalSweeper } from './transactional-sweeper';
 import { TransactionalController } from './transactional.controller';
 import { TransactionalService } from './transactional.service';
 
-/** The data layer and the queue, shared by the API and the workers. */
+/**
+ * The data layer and the queue, shared by the API and the workers. Subscribers are read (a
+ * template's merge fields) and counted (sends and bounces) through their module's services.
+ */
 @Module({
-  imports: [BullModule.registerQueue({ name: QUEUES.transactional })],
-  providers: [TransactionalMessagesRepository, IdempotencyKeysRepository, TransactionalQueue],
-  exports: [TransactionalMessagesRepository, IdempotencyKeysRepository, TransactionalQueue],
+  imports: [
+    BullModule.registerQueue({ name: QUEUES.transactional }),
+    SubscribersModule,
+    SuppressionCoreModule,
+  ],
+  providers: [
+    TransactionalMessagesRepository,
+    IdempotencyKeysRepository,
+    TransactionalOutcomes,
+    TransactionalQueue,
+  ],
+  exports: [
+    TransactionalMessagesRepository,
+    IdempotencyKeysRepository,
+    TransactionalOutcomes,
+    TransactionalQueue,
+    SubscribersModule,
+  ],
 })
 export class TransactionalCoreModule {}
 
@@ -32,6 +53,7 @@ export class TransactionalCoreModule {}
     TemplatesModule,
     MailModule,
     SuppressionCoreModule,
+    SenderDomainsCoreModule,
   ],
   controllers: [TransactionalController],
   providers: [TransactionalService, TransactionalContent, TransactionalErasureParticipant],
@@ -40,7 +62,7 @@ export class TransactionalModule {}
 
 /** The worker side: the send processor and the recovery sweep. */
 @Module({
-  imports: [TransactionalCoreModule, MailModule, SuppressionCoreModule, VerpModule],
+  imports: [TransactionalCoreModule, MailModule, SenderDomainsCoreModule, VerpModule],
   providers: [TransactionalSendProcessor, TransactionalSweeper],
 })
 export class TransactionalWorkerModule {}

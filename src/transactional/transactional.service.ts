@@ -1,15 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Principal } from '../auth/principal';
+import { SenderDomainsService } from '../domains/sender-domains.service';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { isUuid, newId } from '../platform/crypto/ids';
-import { KeyedHasher, normalizeEmail } from '../platform/crypto/keyed-hasher';
-import { Prisma } from '../generated/prisma/client';
+import { KeyedHasher } from '../platform/crypto/keyed-hasher';
+import type { Db } from '../platform/database/db';
 import { ConflictError, EmailErasedError, NotFoundError } from '../platform/errors/api-errors';
 import { IdempotencyKeysRepository, StoredResponse } from './idempotency-keys.repository';
 import { payloadFingerprint } from './idempotency-key';
 import { PreparedContent, TransactionalContent } from './transactional-content';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { SuppressionList } from '../suppression/suppression-list';
+import { SubscribersService } from '../subscribers/subscribers.service';
 import { TransactionalQueue } from './transactional-queue';
 import { SendTransactionalDto, TransactionalAcceptedResponse } from './transactional.dto';
 import { presentMessage, TransactionalMessageResponse } from './transactional.presenter';
@@ -25,9 +27,10 @@ export interface SendOutcome {
 }
 
 /**
- * SPEC §7.3: the three 409 causes of this endpoint (key reused with another payload, first
- * request still in progress, erased recipient) get one and the same response; a client tells
- * them apart by retrying with backoff (README, "Transactional sends and idempotency").
+ * The three 409 causes of this endpoint (key reused with another payload, first request
+ * still in progress, erased recipient) get one and the same response, so it never reveals
+ * that a recipient is erased; a client tells them apart by retrying with backoff (README,
+ * "Transactional sends and idempotency").
  */
 export class TransactionalConflictError extends ConflictError {
   constructor() {
@@ -50,6 +53,8 @@ export class TransactionalService {
     private readonly queue: TransactionalQueue,
     private readonly hasher: KeyedHasher,
     private readonly suppressions: SuppressionList,
+    private readonly senderDomains: SenderDomainsService,
+    private readonly subscribers: SubscribersService,
   ) {}
 
   async get(caller: Principal, id: string): Promise<TransactionalMessageResponse> {
@@ -93,6 +98,7 @@ export class TransactionalService {
     key?: string,
   ): Promise<SendOutcome> {
     const { accountId } = caller;
+    await this.senderDomains.assertCanSendFrom(accountId, body.from);
     const prepared = await this.content.prepare(accountId, body);
     const response: StoredResponse = {
       status: ACCEPTED,
@@ -123,7 +129,7 @@ export class TransactionalService {
   }
 
   private async store(
-    tx: Prisma.TransactionClient,
+    tx: Db,
     caller: Principal,
     body: SendTransactionalDto,
     messageId: string,
@@ -132,9 +138,9 @@ export class TransactionalService {
     const { accountId } = caller;
     const recipient =
       prepared.kind === 'template'
-        ? await this.messages.findRecipient(accountId, normalizeEmail(body.to), tx)
+        ? await this.subscribers.findByEmail(accountId, body.to, tx)
         : null;
-    const rendered = this.content.render(prepared, body.to, recipient);
+    const rendered = await this.content.render(prepared, body.to, recipient);
     await this.messages.create(
       accountId,
       {

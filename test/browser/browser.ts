@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 
 /** Debian's chromium package (`apt-get install -y chromium`); Playwright's own download cannot run here. */
@@ -33,7 +33,9 @@ export function launchChromium(): Promise<Browser> {
 /** The dashboard's static build (dist/web); `npm test` builds it first, a lone Jest run here. */
 export function ensureWebBuild(): void {
   if (existsSync(resolve(ROOT, 'dist/web/index.html'))) return;
-  execFileSync(process.execPath, [require.resolve('vite/bin/vite.js'), 'build', 'web'], {
+  // vite's package exports hide bin/, so find it beside its package.json.
+  const vite = resolve(dirname(require.resolve('vite/package.json')), 'bin/vite.js');
+  execFileSync(process.execPath, [vite, 'build', 'web'], {
     cwd: ROOT,
     stdio: 'ignore',
   });

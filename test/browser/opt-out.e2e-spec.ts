@@ -38,7 +38,12 @@ describeWithChromium('opt-out in Chromium', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     sink = await SmtpSink.start();
-    env = await TestEnv.create({ SMTP_URL: sink.url, PUBLIC_URL: base, PORT: String(port) });
+    env = await TestEnv.create({
+      SMTP_URL: sink.url,
+      PUBLIC_URL: base,
+      PORT: String(port),
+      ALLOW_UNVERIFIED_FROM: '1',
+    });
     api = await TestApi.start(env);
     await api.app.listen({ port, host: '127.0.0.1' });
     browser = await launchChromium();

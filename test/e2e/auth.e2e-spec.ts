@@ -25,7 +25,7 @@ function call(api: TestApi, route: string, authorization?: string) {
   return req.send({});
 }
 
-describe('API keys and scopes (SPEC §5, CONTRACT §2)', () => {
+describe('API keys and scopes', () => {
   let env: TestEnv;
   let api: TestApi;
   let routes: string[];

@@ -1,10 +1,10 @@
 import request from 'supertest';
-import { seedSubscribers, waitUntilSent } from '../support/campaign-fixtures';
+import { waitUntilSent } from '../support/campaign-fixtures';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
 
 /**
- * The send pipeline end to end (issue 3): API with embedded workers → BullMQ → fan-out →
+ * The send pipeline end to end: API with embedded workers → BullMQ → fan-out →
  * delivery → a real SMTP server on loopback.
  */
 describe('campaign send over SMTP', () => {
@@ -19,6 +19,7 @@ describe('campaign send over SMTP', () => {
       PUBLIC_URL: 'https://herald.test',
       RATE_LIMIT: '100000',
       RATE_LIMIT_SEND: '100000',
+      ALLOW_UNVERIFIED_FROM: '1',
     });
     api = await TestApi.start(env);
   });
@@ -47,7 +48,7 @@ describe('campaign send over SMTP', () => {
 
     beforeAll(async () => {
       tenant = await api.tenant('Three hundred');
-      people = await seedSubscribers(env, tenant.accountId, 300, { domain });
+      people = await api.make.subscribers(tenant.accountId, 300, { domain });
       const created = await request(api.server)
         .post('/v1/campaigns')
         .set('Authorization', tenant.auth)
@@ -276,7 +277,7 @@ describe('campaign send over SMTP', () => {
 
     beforeAll(async () => {
       tenant = await api.tenant('Failures');
-      people = await seedSubscribers(env, tenant.accountId, 6, { domain });
+      people = await api.make.subscribers(tenant.accountId, 6, { domain });
       const [soft, hard] = [people[1].email, people[4].email];
       sink.verdict = (message) => {
         if (message.to[0] === hard) return { code: 550, message: '5.1.1 No such user' };

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { newId } from '../../src/platform/crypto/ids';
 import { TestApi, TestEnv } from '../support/test-env';
 
-/** Campaign CRUD, validation and the draft-only rules (CONTRACT §4), without workers. */
+/** Campaign CRUD, validation and the draft-only rules, without workers. */
 describe('campaigns API', () => {
   let env: TestEnv;
   let api: TestApi;
@@ -203,7 +203,7 @@ describe('campaigns API', () => {
     });
   });
 
-  it('requires the scopes of CONTRACT §2', async () => {
+  it('requires the campaign scopes', async () => {
     const { key } = await api.key(tenant.accountId, ['campaigns:read']);
     const created = await post({ ...inline, text: 'x' }).expect(201);
     await request(api.server)

@@ -187,16 +187,11 @@ describe('dashboard API: subscribers, content, audit, pages, CLI', () => {
 
   it('creates a user with the operator CLI, who can then sign in', async () => {
     const accountId = (await owner.probe()).body.account.id;
-    const result = await cli(env, [
-      'users',
-      'create',
-      '--account',
-      accountId,
-      '--email',
-      'ops@acme.test',
-      '--password',
-      PASSWORD,
-    ]);
+    const result = await cli(
+      env,
+      ['users', 'create', '--account', accountId, '--email', 'ops@acme.test', '--password-stdin'],
+      `${PASSWORD}\n`,
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       id: expect.any(String),
@@ -210,16 +205,11 @@ describe('dashboard API: subscribers, content, audit, pages, CLI', () => {
     expect(signIn.status).toBe(200);
     expect(signIn.body.account.id).toBe(accountId);
 
-    const duplicate = await cli(env, [
-      'users',
-      'create',
-      '--account',
-      accountId,
-      '--email',
-      'OPS@acme.test',
-      '--password',
-      PASSWORD,
-    ]);
+    const duplicate = await cli(
+      env,
+      ['users', 'create', '--account', accountId, '--email', 'OPS@acme.test', '--password-stdin'],
+      `${PASSWORD}\n`,
+    );
     expect(duplicate.code).not.toBe(0);
     expect(duplicate.stderr).toContain('email: Someone already signs in with this email.');
   });

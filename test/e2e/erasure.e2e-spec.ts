@@ -5,7 +5,7 @@ import { TestApi, TestEnv } from '../support/test-env';
 
 const run = promisify(execFile);
 
-/** SPEC §1 and §7.4–7.5, CONTRACT §4: erasure, tombstones, 409 on named writes, audit. */
+/** Erasure: tombstones, 409 on named writes, audit. */
 describe('erasure', () => {
   let env: TestEnv;
   let api: TestApi;

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { TestApi, TestEnv } from '../support/test-env';
 
-/** SPEC §7: one envelope, eight statuses, details only on 422. */
-describe('error envelope (SPEC §7)', () => {
+/** One error envelope, eight statuses, details only on 422. */
+describe('error envelope', () => {
   let env: TestEnv;
   let api: TestApi;
   let auth: string;
@@ -48,13 +48,16 @@ describe('error envelope (SPEC §7)', () => {
     expectEnvelope(await post('email=a@example.com', 'text/plain'), 400, 'invalid_request');
   });
 
-  it('answers 400 to a missing required field inside a list item', async () => {
+  it('answers 422 at its path to a key missing inside a list item of a present field', async () => {
     const response = await post({
       email: 'social@example.com',
-      social_media: [{ platform: 'mastodon' }],
+      social_media: [{ platform: 'mastodon' }, { profile_id: 'ada' }],
     });
-    expectEnvelope(response, 400, 'invalid_request');
-    expect(response.body.error.message).toContain('social_media[0].profile_id');
+    expectEnvelope(response, 422, 'validation_failed');
+    expect(response.body.error.details).toEqual([
+      { field: 'social_media[0].profile_id', code: 'missing', message: expect.any(String) },
+      { field: 'social_media[1].platform', code: 'missing', message: expect.any(String) },
+    ]);
   });
 
   it('answers 422 with one detail per offending field', async () => {

@@ -1,7 +1,7 @@
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { AccountsService } from '../../src/accounts/accounts.service';
-import { seedSubscribers, waitUntilSent } from '../support/campaign-fixtures';
+import { waitUntilSent } from '../support/campaign-fixtures';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
@@ -20,6 +20,8 @@ describe('message parts', () => {
     sink = await SmtpSink.start();
     env = await TestEnv.create({
       SMTP_URL: sink.url,
+      // These tests are about what comes back, not sender domains.
+      ALLOW_UNVERIFIED_FROM: '1',
       PUBLIC_URL: 'https://herald.test',
       RATE_LIMIT: '100000',
       RATE_LIMIT_SEND: '100000',
@@ -43,7 +45,7 @@ describe('message parts', () => {
     name = 'Parts & Co',
   ) {
     const account = await api.tenant(name);
-    await seedSubscribers(env, account.accountId, 2, { domain });
+    await api.make.subscribers(account.accountId, 2, { domain });
     const send = (path: string, body: object) =>
       request(api.server).post(path).set('Authorization', account.auth).send(body);
     const created = await send('/v1/campaigns', {
@@ -116,7 +118,7 @@ describe('message parts', () => {
           { accountId: account.accountId, apiKeyId: account.keyId, scopes: [] },
           '1 Main Street\nSpringfield 12345',
         );
-      await seedSubscribers(env, account.accountId, 1, { domain: 'addressed.test' });
+      await api.make.subscribers(account.accountId, 1, { domain: 'addressed.test' });
       const send = (path: string, body: object) =>
         request(api.server).post(path).set('Authorization', account.auth).send(body);
       const created = await send('/v1/campaigns', {
@@ -144,7 +146,7 @@ describe('message parts', () => {
     beforeAll(async () => {
       const account = await api.tenant('Pages <&> Co');
       auth = account.auth;
-      [person] = await seedSubscribers(env, account.accountId, 1, { domain: 'pages.test' });
+      [person] = await api.make.subscribers(account.accountId, 1, { domain: 'pages.test' });
       const created = await request(api.server)
         .post('/v1/campaigns')
         .set('Authorization', auth)

@@ -2,8 +2,8 @@ import request from 'supertest';
 import { newId } from '../../src/platform/crypto/ids';
 import { TestApi, TestEnv } from '../support/test-env';
 
-/** SPEC §4 list endpoints and §8 limits: cursor pagination, limit clamped, 400 for bad input. */
-describe('pagination (SPEC §4, §7.6, §8)', () => {
+/** List endpoints: cursor pagination, limit clamped, 400 for bad input. */
+describe('pagination', () => {
   let env: TestEnv;
   let api: TestApi;
   let tenant: { accountId: string; auth: string };

@@ -1,5 +1,4 @@
 import request from 'supertest';
-import { newId } from '../../src/platform/crypto/ids';
 import { TestApi, TestEnv } from '../support/test-env';
 
 describe('segments (e2e)', () => {
@@ -261,16 +260,13 @@ describe('segments (e2e)', () => {
 
   it('keeps a segment that an unsent campaign uses (409), and deletes it once sent', async () => {
     const segment = await createSegment({ name: 'used', filter: vipsInGb });
-    const campaignId = newId();
-    await api.prisma.campaign.create({
-      data: {
-        id: campaignId,
-        accountId,
-        name: 'Spring',
-        subject: 'Hi',
-        fromAddress: 'news@example.com',
-        segmentId: segment.body.id,
-      },
+    const { id: campaignId } = await api.make.campaign(accountId, {
+      name: 'Spring',
+      subject: 'Hi',
+      fromAddress: 'news@example.com',
+      segmentId: segment.body.id,
+      html: null,
+      text: null,
     });
     const refused = await http()
       .delete(`/v1/segments/${segment.body.id}`)

@@ -12,7 +12,7 @@ const FULL = {
   state: 'Greater London',
   zip: 'SW1Y 4JH',
   country_code: 'GB',
-  birthdate: '1815-12-10T00:00:00.000Z',
+  birthdate: '1915-12-10T00:00:00.000Z',
   gender: 'female',
   income_level: 'high',
   membership_status: 'gold',
@@ -37,7 +37,7 @@ const STATISTICS_KEYS = [
   'soft_bounces',
 ];
 
-describe('subscribers (SPEC §2, §4; CONTRACT §4)', () => {
+describe('subscribers', () => {
   let env: TestEnv;
   let api: TestApi;
   let auth: string;

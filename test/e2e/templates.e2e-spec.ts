@@ -1,5 +1,4 @@
 import request from 'supertest';
-import { newId } from '../../src/platform/crypto/ids';
 import { TestApi, TestEnv } from '../support/test-env';
 
 describe('templates (e2e)', () => {
@@ -255,16 +254,13 @@ describe('templates (e2e)', () => {
 
   it('keeps a template that an unsent campaign uses (409), and deletes it once sent', async () => {
     const template = await createTemplate();
-    const campaignId = newId();
-    await api.prisma.campaign.create({
-      data: {
-        id: campaignId,
-        accountId,
-        name: 'Spring',
-        subject: 'Hi',
-        fromAddress: 'news@example.com',
-        templateId: template.body.id,
-      },
+    const { id: campaignId } = await api.make.campaign(accountId, {
+      name: 'Spring',
+      subject: 'Hi',
+      fromAddress: 'news@example.com',
+      templateId: template.body.id,
+      html: null,
+      text: null,
     });
     const path = `/v1/templates/${template.body.id}`;
     const refused = await http().delete(path).set('Authorization', auth);

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { TestEnv } from './test-env';
+import { waitFor } from './wait-for';
 
 const runFile = promisify(execFile);
 export const ROOT = resolve(__dirname, '../..');
@@ -22,16 +23,22 @@ export function processEnv(env: TestEnv, extra: Record<string, string> = {}): No
   };
 }
 
-/** Runs the operator CLI (compiled by `npm run build`, which `npm test` runs first). */
+/**
+ * Runs the operator CLI (compiled by `npm run build`, which `npm test` runs first) with
+ * `stdin` as its standard input (empty unless given, e.g. for `--password-stdin`).
+ */
 export async function cli(
   env: TestEnv,
   args: string[],
+  stdin = '',
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await runFile('node', ['dist/cli/cli.js', ...args], {
+    const running = runFile('node', ['dist/cli/cli.js', ...args], {
       cwd: ROOT,
       env: processEnv(env),
     });
+    running.child.stdin?.end(stdin);
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -49,18 +56,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Polls a URL until it answers 200 or the deadline passes. */
-export async function waitForOk(url: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await fetch(url).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+/**
+ * Polls a URL until it answers 200 or the deadline passes. The default bound is generous: a
+ * server boots in a second or two, but far slower on a machine shared with other work.
+ */
+export async function waitForOk(url: string, timeoutMs = 45_000): Promise<void> {
+  await waitFor(
+    () =>
+      fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    { timeoutMs, intervalMs: 200, message: `${url} did not answer 200` },
+  );
 }
 
 export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
@@ -71,6 +79,7 @@ export async function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   const exited = once(child, 'exit');
+  // A deadline for a graceful exit, not a pause: SIGKILL only if SIGTERM was not enough.
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);

@@ -2,14 +2,13 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { AccountsService } from '../../src/accounts/accounts.service';
-import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { Scope, SCOPES } from '../../src/auth/scopes';
 import { AppOptions } from '../../src/app.module';
 import { createHttpApp } from '../../src/http-app';
 import { HeraldConfig, loadConfig } from '../../src/platform/config/config';
 import { migrate } from '../../src/platform/database/migrator';
 import { PrismaService } from '../../src/platform/database/prisma.service';
+import { Factories, Tenant } from './factories';
 
 const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -79,9 +78,14 @@ export class TestEnv {
   }
 }
 
-/** A running API for a TestEnv, plus one-line factories for accounts and keys. */
+/** A running API for a TestEnv, plus one-line factories for the rows tests start from. */
 export class TestApi {
-  private constructor(readonly app: NestFastifyApplication) {}
+  /** Accounts, keys, subscribers, templates, segments, campaigns: see Factories. */
+  readonly make: Factories;
+
+  private constructor(readonly app: NestFastifyApplication) {
+    this.make = new Factories(app);
+  }
 
   /** `workers: false` is `--api-only`: nothing in this process consumes queued jobs. */
   static async start(env: TestEnv, options: AppOptions = { workers: true }): Promise<TestApi> {
@@ -96,22 +100,17 @@ export class TestApi {
     return this.app.get(PrismaService);
   }
 
-  async account(name = 'Acme'): Promise<string> {
-    return (await this.app.get(AccountsService).create(name)).id;
+  account(name = 'Acme'): Promise<string> {
+    return this.make.account(name);
   }
 
-  async key(
-    accountId: string,
-    scopes: readonly Scope[] = SCOPES,
-  ): Promise<{ id: string; key: string }> {
-    return this.app.get(ApiKeysService).create(accountId, 'test key', [...scopes]);
+  key(accountId: string, scopes: readonly Scope[] = SCOPES): Promise<{ id: string; key: string }> {
+    return this.make.key(accountId, scopes);
   }
 
   /** An account with a key holding every scope: `Authorization` header ready to use. */
-  async tenant(name = 'Acme'): Promise<{ accountId: string; auth: string; keyId: string }> {
-    const accountId = await this.account(name);
-    const { id, key } = await this.key(accountId);
-    return { accountId, auth: `Bearer ${key}`, keyId: id };
+  tenant(name = 'Acme'): Promise<Tenant> {
+    return this.make.tenant(name);
   }
 
   async close(): Promise<void> {

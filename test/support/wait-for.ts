@@ -1,16 +1,36 @@
+import { setTimeout as pause } from 'node:timers/promises';
+
+export interface WaitOptions {
+  /** Give up after this long (default 15 s): a condition that never holds fails the test. */
+  timeoutMs?: number;
+  /** How often the condition is checked (default 50 ms). */
+  intervalMs?: number;
+  /** Said when the time is up, e.g. what was last seen; a function is called only then. */
+  message?: string | (() => string);
+}
+
+/** What a condition answers while it does not hold yet. */
+type NotYet = undefined | null | false;
+
 /**
- * Polls `check` until it returns a value (not undefined), then returns it; fails after
- * `timeoutMs`. For effects that land asynchronously: wait on the condition, never a fixed sleep.
+ * The one way tests wait: checks `condition` until it answers something other than
+ * undefined, null or false, and returns that answer. Checks start at once, so a condition
+ * that already holds costs nothing. An error thrown by the condition fails at once (it is a
+ * failed assertion, not "not yet"). Never a fixed pause: a test waits exactly as long as the
+ * thing it waits for takes, and no longer than `timeoutMs`.
  */
 export async function waitFor<T>(
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 15_000,
+  condition: () => T | NotYet | Promise<T | NotYet>,
+  { timeoutMs = 15_000, intervalMs = 50, message }: WaitOptions = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answer = await condition();
+    if (answer !== undefined && answer !== null && answer !== false) return answer;
+    if (Date.now() >= deadline) {
+      const detail = typeof message === 'function' ? message() : message;
+      throw new Error(`condition not met within ${timeoutMs} ms${detail ? `: ${detail}` : ''}`);
+    }
+    await pause(intervalMs);
   }
 }

@@ -5,6 +5,7 @@ import { AppShell } from './layout/AppShell';
 import { AuditPage } from './pages/AuditPage';
 import { SignInPage, SignUpPage } from './pages/AuthPages';
 import { CampaignDetailPage, CampaignsPage, NewCampaignPage } from './pages/CampaignsPages';
+import { DomainDetailPage, DomainsPage } from './pages/DomainsPages';
 import { KeysPage } from './pages/KeysPage';
 import { SegmentEditorPage, SegmentsPage } from './pages/SegmentsPages';
 import { SettingsPage } from './pages/SettingsPage';
@@ -46,6 +47,8 @@ function App() {
         <Route path="/segments/:id" element={<SegmentEditorPage />} />
         <Route path="/subscribers" element={<SubscribersPage />} />
         <Route path="/subscribers/:id" element={<SubscriberDetailPage />} />
+        <Route path="/domains" element={<DomainsPage />} />
+        <Route path="/domains/:id" element={<DomainDetailPage />} />
         <Route path="/keys" element={<KeysPage />} />
         <Route path="/audit" element={<AuditPage />} />
         <Route path="/settings" element={<SettingsPage />} />

@@ -1,26 +1,18 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { AuditLog } from '../../audit/audit-log';
 import { HeraldConfig } from '../../platform/config/config';
 import { CONFIG } from '../../platform/config/config.module';
 import { KeyedHasher } from '../../platform/crypto/keyed-hasher';
 import { UserRow } from '../people/users.repository';
 import { UsersService } from '../people/users.service';
-import {
-  clearCookie,
-  readCookies,
-  serializeCookie,
-  SESSION_COOKIE,
-  VISITOR_COOKIE,
-} from '../sessions/cookies';
+import { cookieOptions, SESSION_COOKIE, VISITOR_COOKIE } from '../sessions/cookies';
 import { csrfTokenFor } from '../sessions/csrf';
 import { WrongPasswordError } from '../sessions/dashboard-errors';
 import { LoginThrottle } from '../sessions/login-throttle';
-import { SessionGuard } from '../sessions/session.guard';
 import { ABSOLUTE_TTL_MS, SessionsService } from '../sessions/sessions.service';
-import { DashboardUser, SignedOutAllowed } from '../sessions/signed-in';
+import { DashboardSession, SignedOutAllowed } from '../sessions/signed-in';
 import { SignInDto, SignUpDto } from './auth.dto';
 
 export interface SessionView {
@@ -32,7 +24,6 @@ export interface SessionView {
 
 /** Sign-up, sign-in, sign-out, and the session probe the dashboard starts with. */
 @ApiExcludeController()
-@UseGuards(SessionGuard)
 @Controller('dashboard/api')
 export class AuthController {
   constructor(
@@ -40,7 +31,6 @@ export class AuthController {
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottle,
     private readonly hasher: KeyedHasher,
-    private readonly audit: AuditLog,
     @Inject(CONFIG) private readonly config: HeraldConfig,
   ) {}
 
@@ -51,15 +41,12 @@ export class AuthController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): SessionView {
-    const user = request.dashboardUser;
-    if (user) return this.view(user.sessionId, user);
-    let visitor = readCookies(request.headers.cookie).get(VISITOR_COOKIE);
+    const session = request.dashboardSession;
+    if (session) return this.view(session.sessionId, session);
+    let visitor = request.cookies[VISITOR_COOKIE];
     if (!visitor || !/^[A-Za-z0-9_-]{43}$/.test(visitor)) {
       visitor = randomBytes(32).toString('base64url');
-      void reply.header(
-        'set-cookie',
-        serializeCookie(VISITOR_COOKIE, visitor, { secure: this.secure(request) }),
-      );
+      void reply.setCookie(VISITOR_COOKIE, visitor, cookieOptions(this.secure(request)));
     }
     return {
       user: null,
@@ -82,10 +69,6 @@ export class AuthController {
       email: body.email,
       password: body.password,
     });
-    await this.audit.record(user.accountId, {
-      action: 'account.created',
-      metadata: { user_id: user.id },
-    });
     return this.startSession(user, body.account_name.trim(), request, reply);
   }
 
@@ -101,10 +84,6 @@ export class AuthController {
     const user = await this.users.authenticate(body.email, body.password);
     if (!user) throw new WrongPasswordError();
     await this.throttle.recordSuccess(body.email, request.ip);
-    await this.audit.record(user.accountId, {
-      action: 'user.signed_in',
-      metadata: { user_id: user.id },
-    });
     const account = await this.users.accountOf(user);
     return this.startSession(user, account.name, request, reply);
   }
@@ -116,8 +95,8 @@ export class AuthController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ signed_out: true }> {
-    if (request.dashboardUser) await this.sessions.end(request.dashboardUser.sessionId);
-    void reply.header('set-cookie', clearCookie(SESSION_COOKIE, this.secure(request)));
+    if (request.dashboardSession) await this.sessions.end(request.dashboardSession.sessionId);
+    void reply.clearCookie(SESSION_COOKIE, cookieOptions(this.secure(request)));
     return { signed_out: true };
   }
 
@@ -128,21 +107,22 @@ export class AuthController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<SessionView> {
-    if (request.dashboardUser) await this.sessions.end(request.dashboardUser.sessionId);
+    if (request.dashboardSession) await this.sessions.end(request.dashboardSession.sessionId);
     const session = await this.sessions.start(user);
-    void reply.header(
-      'set-cookie',
-      serializeCookie(SESSION_COOKIE, session.token, {
-        secure: this.secure(request),
-        maxAgeSeconds: ABSOLUTE_TTL_MS / 1000,
-      }),
+    void reply.setCookie(
+      SESSION_COOKIE,
+      session.token,
+      cookieOptions(this.secure(request), ABSOLUTE_TTL_MS / 1000),
     );
     return this.view(session.id, { ...user, userId: user.id, accountName });
   }
 
   private view(
     sessionId: string,
-    user: Pick<DashboardUser, 'userId' | 'accountId' | 'email' | 'name' | 'role' | 'accountName'>,
+    user: Pick<
+      DashboardSession,
+      'userId' | 'accountId' | 'email' | 'name' | 'role' | 'accountName'
+    >,
   ): SessionView {
     return {
       user: { id: user.userId, email: user.email, name: user.name, role: user.role },

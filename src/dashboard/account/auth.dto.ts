@@ -17,9 +17,10 @@ export class SignUpDto {
   @MaxLength(254)
   email!: string;
 
-  /** Length rules live in UsersService, shared with the operator CLI. */
+  /** Length rules live in UsersService, shared with the operator CLI; this only bounds input. */
   @IsDefined()
   @IsString()
+  @MaxLength(255)
   password!: string;
 }
 
@@ -31,6 +32,6 @@ export class SignInDto {
 
   @IsDefined()
   @IsString()
-  @MaxLength(1024)
+  @MaxLength(255)
   password!: string;
 }

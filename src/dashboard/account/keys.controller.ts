@@ -1,13 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { SessionGuard } from '../sessions/session.guard';
-import { DashboardUser, SignedIn } from '../sessions/signed-in';
+import { Caller, Principal } from '../../auth/principal';
 import { CreateKeyDto } from './keys.dto';
 import { DashboardKeysService } from './keys.service';
 import { scopeCatalog } from './scope-catalog';
 
+/** Account > API Keys: people issue and revoke keys here; /v1 never does. */
 @ApiExcludeController()
-@UseGuards(SessionGuard)
 @Controller('dashboard/api')
 export class KeysController {
   constructor(private readonly keys: DashboardKeysService) {}
@@ -18,18 +17,18 @@ export class KeysController {
   }
 
   @Get('keys')
-  list(@SignedIn() user: DashboardUser) {
-    return this.keys.list(user);
+  list(@Caller() caller: Principal) {
+    return this.keys.list(caller);
   }
 
   @Post('keys')
-  create(@SignedIn() user: DashboardUser, @Body() body: CreateKeyDto) {
-    return this.keys.create(user, body.name, body.scopes);
+  create(@Caller() caller: Principal, @Body() body: CreateKeyDto) {
+    return this.keys.create(caller, body.name, body.scopes);
   }
 
   @Post('keys/:id/revoke')
   @HttpCode(200)
-  revoke(@SignedIn() user: DashboardUser, @Param('id') id: string) {
-    return this.keys.revoke(user, id);
+  revoke(@Caller() caller: Principal, @Param('id') id: string) {
+    return this.keys.revoke(caller, id);
   }
 }

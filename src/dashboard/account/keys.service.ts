@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../../audit/audit-log';
 import { redact } from '../../auth/api-key-secret';
-import { ApiKeysService, KeyCreationError } from '../../auth/api-keys.service';
-import { isUuid } from '../../platform/crypto/ids';
+import { Principal } from '../../auth/principal';
+import { ApiKeysService, KeyCreationError, KeyRow } from '../../auth/api-keys.service';
 import { NotFoundError, ValidationFailedError } from '../../platform/errors/api-errors';
-import { DashboardUser } from '../sessions/signed-in';
-import { DashboardKeysRepository } from './keys.repository';
 
 export interface KeyView {
   id: string;
@@ -17,8 +15,6 @@ export interface KeyView {
   created_at: string;
   last_used_at: string | null;
 }
-
-type KeyRow = Awaited<ReturnType<DashboardKeysRepository['list']>>[number];
 
 function present(row: KeyRow): KeyView {
   return {
@@ -32,52 +28,48 @@ function present(row: KeyRow): KeyView {
   };
 }
 
-/** Account > API Keys (SPEC §5.3–5.4): the only place besides the operator CLI that issues keys. */
+/** Account > API Keys: the only place besides the operator CLI that issues keys. */
 @Injectable()
 export class DashboardKeysService {
   constructor(
-    private readonly keys: DashboardKeysRepository,
     private readonly issuer: ApiKeysService,
     private readonly audit: AuditLog,
   ) {}
 
-  async list(user: DashboardUser): Promise<{ data: KeyView[] }> {
-    return { data: (await this.keys.list(user.accountId)).map(present) };
+  async list(caller: Principal): Promise<{ data: KeyView[] }> {
+    return { data: (await this.issuer.list(caller.accountId)).map(present) };
   }
 
   /** The new key with its secret: the one time the secret leaves the server. */
   async create(
-    user: DashboardUser,
+    caller: Principal,
     name: string,
     scopes: string[],
   ): Promise<KeyView & { secret: string }> {
     let created;
     try {
-      created = await this.issuer.create(user.accountId, name, scopes);
+      created = await this.issuer.create(caller.accountId, name, scopes);
     } catch (error) {
       if (!(error instanceof KeyCreationError)) throw error;
       throw new ValidationFailedError([
         { field: 'name', code: 'invalid_value', message: error.message },
       ]);
     }
-    await this.audit.record(user.accountId, {
+    await this.audit.recordBy(caller, {
       action: 'api_key.created',
-      metadata: { user_id: user.userId, key_id: created.id, scopes: created.scopes.join(' ') },
+      metadata: { key_id: created.id, scopes: created.scopes.join(' ') },
     });
-    const row = await this.keys.find(user.accountId, created.id);
+    const row = await this.issuer.find(caller.accountId, created.id);
     if (!row) throw new NotFoundError('API key');
     return { ...present(row), secret: created.key };
   }
 
-  async revoke(user: DashboardUser, id: string): Promise<KeyView> {
-    const row = isUuid(id) ? await this.keys.find(user.accountId, id) : null;
+  async revoke(caller: Principal, id: string): Promise<KeyView> {
+    const row = await this.issuer.find(caller.accountId, id);
     if (!row) throw new NotFoundError('API key');
     if (row.status !== 'revoked') {
       await this.issuer.setStatus(id, 'revoked');
-      await this.audit.record(user.accountId, {
-        action: 'api_key.revoked',
-        metadata: { user_id: user.userId, key_id: id },
-      });
+      await this.audit.recordBy(caller, { action: 'api_key.revoked', metadata: { key_id: id } });
     }
     return present({ ...row, status: 'revoked' });
   }

@@ -1,6 +1,6 @@
 import { Scope, SCOPES } from '../../auth/scopes';
 
-/** What each scope lets a key do, in the words the Create key form shows (SPEC §5.5). */
+/** What each scope lets a key do, in the words the Create key form shows. */
 const GRANTS: Record<Scope, string> = {
   'subscribers:read': 'Read subscribers',
   'subscribers:write': 'Create, update and erase subscribers',
@@ -13,6 +13,8 @@ const GRANTS: Record<Scope, string> = {
   'templates:write': 'Create, update and delete templates',
   'transactional:send': 'Send transactional email',
   'stats:read': 'Read statistics',
+  'domains:read': 'Read sender domains and their DNS records',
+  'domains:write': 'Add, verify, rotate and delete sender domains',
 };
 
 export interface ScopeGroup {

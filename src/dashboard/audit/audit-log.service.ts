@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { AuditLog } from '../../audit/audit-log';
 import { redact } from '../../auth/api-key-secret';
+import { ApiKeysService } from '../../auth/api-keys.service';
 import { AuditEvent } from '../../generated/prisma/client';
 import { isUuid } from '../../platform/crypto/ids';
+import type { AccountId } from '../../platform/database/account-id';
 import { ListQuery, Page } from '../../platform/pagination/page-request';
 import { Paginator } from '../../platform/pagination/paginator';
-import { DashboardKeysRepository } from '../account/keys.repository';
-import { UsersRepository } from '../people/users.repository';
-import { AuditEventsRepository } from './audit-events.repository';
+import { UsersService } from '../people/users.service';
 
 export type Actor =
   | { type: 'api_key'; id: string; name: string | null; redacted: string | null }
@@ -30,13 +31,13 @@ export interface AuditEventView {
 @Injectable()
 export class DashboardAuditService {
   constructor(
-    private readonly events: AuditEventsRepository,
-    private readonly keys: DashboardKeysRepository,
-    private readonly users: UsersRepository,
+    private readonly events: AuditLog,
+    private readonly keys: ApiKeysService,
+    private readonly users: UsersService,
     private readonly paginator: Paginator,
   ) {}
 
-  async list(accountId: string, query: ListQuery): Promise<Page<AuditEventView>> {
+  async list(accountId: AccountId, query: ListQuery): Promise<Page<AuditEventView>> {
     const page = await this.paginator.page(
       accountId,
       'dashboard-audit',
@@ -47,7 +48,7 @@ export class DashboardAuditService {
     return { data: await this.present(accountId, page.data), next_cursor: page.next_cursor };
   }
 
-  private async present(accountId: string, rows: AuditEvent[]): Promise<AuditEventView[]> {
+  private async present(accountId: AccountId, rows: AuditEvent[]): Promise<AuditEventView[]> {
     const keyIds = unique(rows.flatMap((row) => [row.apiKeyId, metadataId(row, 'key_id')]));
     const userIds = unique(rows.map((row) => userIdOf(row)));
     const [keys, users] = await Promise.all([

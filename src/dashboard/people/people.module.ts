@@ -7,6 +7,6 @@ import { UsersService } from './users.service';
 @Module({
   imports: [AccountsModule],
   providers: [UsersRepository, UsersService],
-  exports: [UsersRepository, UsersService],
+  exports: [UsersService],
 })
 export class PeopleModule {}

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { AccountId, accountIdOfRow } from '../../platform/database/account-id';
+import type { Db } from '../../platform/database/db';
 import { PrismaService } from '../../platform/database/prisma.service';
 
 export interface UserRow {
   id: string;
-  accountId: string;
+  /** Read from the user's row: a signed-in person acts within this account. */
+  accountId: AccountId;
   email: string;
   name: string | null;
   role: string;
@@ -19,13 +22,21 @@ const USER_FIELDS = {
   passwordHash: true,
 } as const;
 
+/**
+ * users and its only writer. Sign-in finds people by email alone (emails are unique across
+ * accounts), so those lookups are where a person's account comes from rather than go to.
+ */
 @Injectable()
 export class UsersRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Sign-in looks people up by email alone: emails are unique across accounts. */
-  findByEmail(emailNormalized: string): Promise<UserRow | null> {
-    return this.prisma.user.findUnique({ where: { emailNormalized }, select: USER_FIELDS });
+  async findByEmail(emailNormalized: string): Promise<UserRow | null> {
+    const row = await this.prisma.user.findUnique({
+      where: { emailNormalized },
+      select: USER_FIELDS,
+    });
+    return row && asUserRow(row);
   }
 
   async emailTaken(emailNormalized: string): Promise<boolean> {
@@ -36,59 +47,35 @@ export class UsersRepository {
     return found !== null;
   }
 
-  create(
-    accountId: string,
+  /** `db` joins a transaction: a sign-up creates the account and its owner together. */
+  async create(
+    accountId: AccountId,
     user: {
       id: string;
       email: string;
       emailNormalized: string;
       name?: string;
       passwordHash: string;
+      role?: string;
     },
+    db: Db = this.prisma,
   ): Promise<UserRow> {
-    return this.prisma.user.create({ data: { ...user, accountId }, select: USER_FIELDS });
+    return asUserRow(await db.user.create({ data: { ...user, accountId }, select: USER_FIELDS }));
   }
 
-  /**
-   * Sign-up: the account and its owner are created together, so a failed user insert (say,
-   * the email was taken a moment ago) leaves no ownerless account behind.
-   */
-  createAccountWithOwner(
-    account: { id: string; name: string },
-    owner: {
-      id: string;
-      email: string;
-      emailNormalized: string;
-      name?: string;
-      passwordHash: string;
-    },
-  ): Promise<UserRow> {
-    return this.prisma.$transaction(async (tx) => {
-      await tx.account.create({ data: account });
-      return tx.user.create({
-        data: { ...owner, accountId: account.id, role: 'owner' },
-        select: USER_FIELDS,
-      });
-    });
-  }
-
-  async recordSignIn(accountId: string, id: string, at: Date): Promise<void> {
+  async recordSignIn(accountId: AccountId, id: string, at: Date): Promise<void> {
     await this.prisma.user.updateMany({ where: { accountId, id }, data: { lastSignInAt: at } });
   }
 
-  async accountName(accountId: string): Promise<string> {
-    const account = await this.prisma.account.findUniqueOrThrow({
-      where: { id: accountId },
-      select: { name: true },
-    });
-    return account.name;
-  }
-
   /** Team members of an account by id, for naming the people in the audit log. */
-  listByIds(accountId: string, ids: string[]) {
+  listByIds(accountId: AccountId, ids: string[]) {
     return this.prisma.user.findMany({
       where: { accountId, id: { in: ids } },
       select: { id: true, email: true, name: true },
     });
   }
+}
+
+function asUserRow(row: Omit<UserRow, 'accountId'> & { accountId: string }): UserRow {
+  return { ...row, accountId: accountIdOfRow(row.accountId) };
 }

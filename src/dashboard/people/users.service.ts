@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
-import { AccountsRepository } from '../../accounts/accounts.repository';
-import { isUuid, newId } from '../../platform/crypto/ids';
+import { AccountsService } from '../../accounts/accounts.service';
+import { AuditLog } from '../../audit/audit-log';
+import { newId } from '../../platform/crypto/ids';
 import { normalizeEmail } from '../../platform/crypto/keyed-hasher';
+import type { AccountId } from '../../platform/database/account-id';
+import { PrismaService } from '../../platform/database/prisma.service';
 import { ErrorDetail, ValidationFailedError } from '../../platform/errors/api-errors';
 import {
   hashPassword,
@@ -47,8 +50,10 @@ const emailTaken = (): ErrorDetail => ({
 @Injectable()
 export class UsersService {
   constructor(
+    private readonly prisma: PrismaService,
     private readonly users: UsersRepository,
-    private readonly accounts: AccountsRepository,
+    private readonly accounts: AccountsService,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Creates an account and its owner. */
@@ -58,25 +63,38 @@ export class UsersService {
     if (await this.users.emailTaken(emailNormalized))
       throw new ValidationFailedError([emailTaken()]);
     const passwordHash = await hashPassword(input.password);
-    return uniqueEmail(() =>
-      this.users.createAccountWithOwner(
-        { id: newId(), name: input.accountName.trim() },
-        {
-          id: newId(),
-          email: input.email.trim(),
-          emailNormalized,
-          name: input.name?.trim() || undefined,
-          passwordHash,
-        },
-      ),
+    // The account and its owner together, so a failed user insert (say, the email was taken
+    // a moment ago) leaves no ownerless account behind.
+    const owner = await uniqueEmail(() =>
+      this.prisma.$transaction(async (tx) => {
+        const account = await this.accounts.openForSignUp(input.accountName, tx);
+        return this.users.create(
+          account.id,
+          {
+            id: newId(),
+            email: input.email.trim(),
+            emailNormalized,
+            name: input.name?.trim() || undefined,
+            passwordHash,
+            role: 'owner',
+          },
+          tx,
+        );
+      }),
     );
+    await this.audit.record(owner.accountId, {
+      action: 'account.created',
+      metadata: { user_id: owner.id },
+    });
+    return owner;
   }
 
   /** A further user of an existing account (operator CLI). */
-  async createForAccount(accountId: string, email: string, password: string): Promise<UserRow> {
-    if (!isUuid(accountId) || !(await this.accounts.exists(accountId))) {
+  async createForAccount(account: string, email: string, password: string): Promise<UserRow> {
+    const accountId = await this.accounts.find(account);
+    if (!accountId) {
       throw new ValidationFailedError([
-        { field: 'account', code: 'not_found', message: `No account with id ${accountId}.` },
+        { field: 'account', code: 'not_found', message: `No account with id ${account}.` },
       ]);
     }
     if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) {
@@ -100,7 +118,12 @@ export class UsersService {
   }
 
   async accountOf(user: UserRow): Promise<{ id: string; name: string }> {
-    return { id: user.accountId, name: await this.users.accountName(user.accountId) };
+    return { id: user.accountId, name: await this.accounts.name(user.accountId) };
+  }
+
+  /** Team members of an account by id, for naming the people in the audit log. */
+  listByIds(accountId: AccountId, ids: string[]) {
+    return this.users.listByIds(accountId, ids);
   }
 
   /** The user whose email and password these are, or undefined; same cost either way. */
@@ -109,6 +132,10 @@ export class UsersService {
     const ok = await verifyPassword(password, user?.passwordHash);
     if (!ok || !user) return undefined;
     await this.users.recordSignIn(user.accountId, user.id, new Date());
+    await this.audit.record(user.accountId, {
+      action: 'user.signed_in',
+      metadata: { user_id: user.id },
+    });
     return user;
   }
 }

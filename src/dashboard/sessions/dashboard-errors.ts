@@ -13,12 +13,16 @@ export class WrongPasswordError extends ApiError {
   }
 }
 
-/** A state-changing request without a valid CSRF token, or from another origin. */
+/**
+ * A state-changing request without a valid CSRF token, or from another origin. The status is
+ * 403 (its envelope code is the generic one of that status), so the message says plainly
+ * that the CSRF check is what failed, not a missing permission.
+ */
 export class CsrfRejectedError extends ApiError {
   constructor() {
     super(
       403,
-      'The request was refused as a possible cross-site request forgery. Reload the page.',
+      'CSRF check failed: the request was refused as a possible cross-site request forgery. Reload the page.',
     );
   }
 }

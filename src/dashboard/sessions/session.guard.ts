@@ -4,19 +4,19 @@ import type { FastifyRequest } from 'fastify';
 import { HeraldConfig } from '../../platform/config/config';
 import { CONFIG } from '../../platform/config/config.module';
 import { KeyedHasher } from '../../platform/crypto/keyed-hasher';
-import { readCookies, SESSION_COOKIE, VISITOR_COOKIE } from './cookies';
+import { SESSION_COOKIE, VISITOR_COOKIE } from './cookies';
 import { CSRF_HEADER, CsrfBinding, csrfTokenValid, sameOrigin } from './csrf';
 import { CsrfRejectedError, SignInRequiredError } from './dashboard-errors';
 import { SessionsService } from './sessions.service';
-import { SIGNED_OUT_ALLOWED } from './signed-in';
+import { SIGNED_OUT_ALLOWED, userPrincipal } from './signed-in';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Guards every dashboard API controller (applied per controller, so a new route there is
- * closed by default): finds the session behind the cookie, refuses a request without one
- * unless the route is marked @SignedOutAllowed, and refuses every state-changing request
- * that fails the CSRF checks (see csrf.ts). It never looks at bearer keys.
+ * The /dashboard/api half of RouteGuard: finds the session behind the cookie and makes its
+ * person the request's principal, refuses a request without one unless the route is marked
+ * @SignedOutAllowed, and refuses every state-changing request that fails the CSRF checks
+ * (see csrf.ts). It never looks at bearer keys.
  */
 @Injectable()
 export class SessionGuard implements CanActivate {
@@ -29,10 +29,9 @@ export class SessionGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const cookies = readCookies(request.headers.cookie);
-    const session = await this.sessions.resolve(cookies.get(SESSION_COOKIE));
+    const session = await this.sessions.resolve(request.cookies[SESSION_COOKIE]);
     if (session) {
-      request.dashboardUser = {
+      request.dashboardSession = {
         sessionId: session.id,
         userId: session.user.id,
         accountId: session.user.accountId,
@@ -41,6 +40,7 @@ export class SessionGuard implements CanActivate {
         role: session.user.role,
         accountName: session.account.name,
       };
+      request.principal = userPrincipal(request.dashboardSession);
     }
 
     const signedOutAllowed = this.reflector.getAllAndOverride<boolean | undefined>(
@@ -49,7 +49,7 @@ export class SessionGuard implements CanActivate {
     );
     if (!session && !signedOutAllowed) throw new SignInRequiredError();
     if (!SAFE_METHODS.has(request.method)) {
-      const visitor = cookies.get(VISITOR_COOKIE);
+      const visitor = request.cookies[VISITOR_COOKIE];
       const binding: CsrfBinding | undefined = session
         ? { kind: 'session', id: session.id }
         : visitor

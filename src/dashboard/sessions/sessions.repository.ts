@@ -1,16 +1,22 @@
 import { Injectable } from '@nestjs/common';
+import { AccountId, accountIdOfRow } from '../../platform/database/account-id';
 import { PrismaService } from '../../platform/database/prisma.service';
 
 export interface SessionWithUser {
   id: string;
-  accountId: string;
+  accountId: AccountId;
   createdAt: Date;
   lastSeenAt: Date;
   expiresAt: Date;
-  user: { id: string; accountId: string; email: string; name: string | null; role: string };
+  /** The signed-in person; their accountId is what the session's requests are scoped to. */
+  user: { id: string; accountId: AccountId; email: string; name: string | null; role: string };
   account: { name: string };
 }
 
+/**
+ * sessions and its only writer. A session is found by its token's keyed hash alone: that
+ * lookup is where a signed-in request's account comes from.
+ */
 @Injectable()
 export class SessionsRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -18,7 +24,7 @@ export class SessionsRepository {
   async create(session: {
     id: string;
     userId: string;
-    accountId: string;
+    accountId: AccountId;
     tokenHash: string;
     expiresAt: Date;
   }): Promise<void> {
@@ -48,7 +54,12 @@ export class SessionsRepository {
     });
     if (!row) return undefined;
     const { account, ...user } = row.user;
-    return { ...row, user, account };
+    return {
+      ...row,
+      accountId: accountIdOfRow(row.accountId),
+      user: { ...user, accountId: accountIdOfRow(user.accountId) },
+      account,
+    };
   }
 
   async extend(id: string, lastSeenAt: Date, expiresAt: Date): Promise<void> {

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../platform/crypto/ids';
 import { KeyedHasher } from '../../platform/crypto/keyed-hasher';
+import type { AccountId } from '../../platform/database/account-id';
+import { SESSION_TOUCH_INTERVAL_MS } from '../../platform/settings';
 import { SessionsRepository, SessionWithUser } from './sessions.repository';
 
 /** A session lapses after a week unused, and after thirty days whatever happens. */
 export const IDLE_TTL_MS = 7 * 24 * 3600_000;
 export const ABSOLUTE_TTL_MS = 30 * 24 * 3600_000;
-/** lastSeenAt (and the idle deadline) moves at most this often, to keep reads read-only. */
-const TOUCH_INTERVAL_MS = 5 * 60_000;
 const TOKEN_PURPOSE = 'dashboard-session';
 
 export interface StartedSession {
@@ -25,7 +25,10 @@ export class SessionsService {
     private readonly hasher: KeyedHasher,
   ) {}
 
-  async start(user: { id: string; accountId: string }, now = new Date()): Promise<StartedSession> {
+  async start(
+    user: { id: string; accountId: AccountId },
+    now = new Date(),
+  ): Promise<StartedSession> {
     await this.sessions.deleteExpired(now);
     const token = randomBytes(32).toString('base64url');
     const id = newId(now.getTime());
@@ -48,7 +51,7 @@ export class SessionsService {
       await this.sessions.delete(session.id);
       return undefined;
     }
-    if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
+    if (now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) {
       const expiresAt = new Date(
         Math.min(now.getTime() + IDLE_TTL_MS, session.createdAt.getTime() + ABSOLUTE_TTL_MS),
       );

@@ -1,13 +1,16 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import { Principal } from '../../auth/principal';
+import { SetMetadata } from '@nestjs/common';
+import { UserPrincipal } from '../../auth/principal';
 import { SCOPES } from '../../auth/scopes';
+import type { AccountId } from '../../platform/database/account-id';
 
-/** The person behind a dashboard request, as the session guard found them. */
-export interface DashboardUser {
+/**
+ * The session behind a dashboard request, as the session guard found it. Services get the
+ * caller as a UserPrincipal; only the session endpoints (who am I, sign out) read this.
+ */
+export interface DashboardSession {
   sessionId: string;
   userId: string;
-  accountId: string;
+  accountId: AccountId;
   email: string;
   name: string | null;
   role: string;
@@ -16,16 +19,9 @@ export interface DashboardUser {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    dashboardUser?: DashboardUser;
+    dashboardSession?: DashboardSession;
   }
 }
-
-/** Injects the signed-in DashboardUser; only on routes the session guard protects. */
-export const SignedIn = createParamDecorator((_: unknown, context: ExecutionContext) => {
-  const user = context.switchToHttp().getRequest<FastifyRequest>().dashboardUser;
-  if (!user) throw new Error('SignedIn used on a route the session guard let through unsigned');
-  return user;
-});
 
 export const SIGNED_OUT_ALLOWED = 'dashboard:signed-out-allowed';
 
@@ -33,9 +29,13 @@ export const SIGNED_OUT_ALLOWED = 'dashboard:signed-out-allowed';
 export const SignedOutAllowed = () => SetMetadata(SIGNED_OUT_ALLOWED, true);
 
 /**
- * How the dashboard acts through the domain services, which speak in API principals. A
- * signed-in member holds every scope of their account (there are no roles yet) and no key.
+ * The principal a signed-in person acts as. A member holds every scope of their account
+ * (there are no roles yet) and no key.
  */
-export function actingAs(user: DashboardUser): Principal {
-  return { accountId: user.accountId, scopes: SCOPES, userId: user.userId };
+export function userPrincipal(session: Pick<DashboardSession, 'accountId' | 'userId'>) {
+  return {
+    accountId: session.accountId,
+    userId: session.userId,
+    scopes: SCOPES,
+  } satisfies UserPrincipal;
 }

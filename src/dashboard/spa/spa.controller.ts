@@ -1,10 +1,10 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Public } from '../../auth/public.decorator';
+import { DASHBOARD_API_PREFIX } from '../../auth/surface';
 import { ApiError, NotFoundError } from '../../platform/errors/api-errors';
 import { CONTENT_SECURITY_POLICY, findWebRoot, readIndexHtml } from './web-assets';
-
-export const DASHBOARD_API_PREFIX = '/dashboard/api/';
 
 /**
  * The single-page app: every /dashboard URL that is not an asset or an API route gets the
@@ -12,6 +12,7 @@ export const DASHBOARD_API_PREFIX = '/dashboard/api/';
  * no data; everything it shows comes from the session-guarded API.
  */
 @ApiExcludeController()
+@Public()
 @Controller('dashboard')
 export class SpaController {
   private readonly indexHtml = readIndexHtml(findWebRoot());

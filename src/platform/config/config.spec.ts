@@ -12,7 +12,13 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       publicUrl: 'http://localhost:3000',
       queuePrefix: 'herald',
+      logLevel: 'info',
     });
+  });
+
+  it('takes LOG_LEVEL in any case', () => {
+    expect(loadConfig({ ...base, LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
+    expect(loadConfig({ ...base, LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
   });
 
   it.each([
@@ -23,8 +29,41 @@ describe('loadConfig', () => {
     ['SMTP_URL', 'http://mail', /SMTP_URL/],
     ['PUBLIC_URL', 'ftp://x', /PUBLIC_URL/],
     ['QUEUE_PREFIX', 'has spaces', /QUEUE_PREFIX/],
+    ['DNS_SERVERS', 'dns.example.com', /DNS_SERVERS/],
+    ['DNS_SERVERS', '127.0.0.1:99999', /DNS_SERVERS/],
+    ['DNS_SERVERS', '1.1.1.1,,8.8.8.8', /DNS_SERVERS/],
+    ['ALLOW_UNVERIFIED_FROM', 'yes please', /ALLOW_UNVERIFIED_FROM/],
+    ['BOUNCE_DOMAIN', 'not a host!', /BOUNCE_DOMAIN/],
+    [
+      'LOG_LEVEL',
+      'loud',
+      /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/,
+    ],
   ])('stops on a bad %s, naming it', (name, value, message) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(message);
+  });
+
+  it('reads the sender-domain settings', () => {
+    expect(loadConfig(base)).toMatchObject({
+      dnsServers: undefined,
+      allowUnverifiedFrom: false,
+      bounceDomain: 'localhost',
+    });
+    expect(
+      loadConfig({
+        ...base,
+        DNS_SERVERS: ' 127.0.0.1:5353, 1.1.1.1 ,[::1]:53,::1',
+        ALLOW_UNVERIFIED_FROM: '1',
+        PUBLIC_URL: 'https://Mail.Example.com/herald',
+      }),
+    ).toMatchObject({
+      dnsServers: ['127.0.0.1:5353', '1.1.1.1', '[::1]:53', '::1'],
+      allowUnverifiedFrom: true,
+      bounceDomain: 'mail.example.com',
+    });
+    expect(loadConfig({ ...base, BOUNCE_DOMAIN: 'Bounces.Example.NET.' }).bounceDomain).toBe(
+      'bounces.example.net',
+    );
   });
 });

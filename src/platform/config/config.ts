@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
 
@@ -13,12 +14,24 @@ export interface HeraldConfig {
   publicUrl: string;
   queuePrefix: string;
   secret: string;
-  logLevel: string;
+  logLevel: LogLevel;
   rateLimits: RateLimitConfig;
-  /** DKIM signing of every outgoing message, when a key is configured (CONTRACT §5). */
+  /** DKIM signing of every outgoing message, when a key is configured. */
   dkim: DkimConfig | undefined;
-  /** Return paths, inbound mail and provider webhooks (deliverability-config.ts). */
+  /** Inbound mail and provider webhooks (deliverability-config.ts). */
   deliverability: DeliverabilityConfig;
+  /** DNS_SERVERS: the resolvers sender-domain checks ask (`ip` or `ip:port`); unset: the system's. */
+  dnsServers: string[] | undefined;
+  /**
+   * ALLOW_UNVERIFIED_FROM=1 lets mail leave with a From on a domain the account has not
+   * verified. For development only: without it an account could send as anyone.
+   */
+  allowUnverifiedFrom: boolean;
+  /**
+   * BOUNCE_DOMAIN (default: the PUBLIC_URL host): where bounces come back to. Sender domains
+   * point their return-path MX at it and include its SPF record.
+   */
+  bounceDomain: string;
 }
 
 export interface DkimConfig {
@@ -45,6 +58,10 @@ export interface RateLimitConfig {
   burstFactor: number;
   burstWindowSeconds: number;
 }
+
+/** pino's levels: LOG_LEVEL takes one of these (in any case). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
@@ -85,11 +102,54 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     publicUrl,
     queuePrefix,
     secret: env.HERALD_SECRET ?? readOrCreateSecret(resolve('var/secret')),
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: parseLogLevel(env.LOG_LEVEL),
     rateLimits: parseRateLimits(env),
     dkim: parseDkim(env),
-    deliverability: parseDeliverability(env, publicUrl),
+    deliverability: parseDeliverability(env),
+    dnsServers: parseDnsServers(env.DNS_SERVERS),
+    allowUnverifiedFrom: parseFlag(env, 'ALLOW_UNVERIFIED_FROM'),
+    bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),
   };
+}
+
+/**
+ * `host[:port]` entries, comma-separated, as node:dns takes them: the hosts are IP addresses
+ * (a resolver cannot be found by name), IPv6 with a port in brackets (`[::1]:5353`).
+ */
+export function parseDnsServers(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw.split(',').map((entry) => {
+    const server = entry.trim();
+    const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server);
+    const hostPort = /^([^:]+)(?::(\d{1,5}))?$/.exec(server);
+    const [host, port] = bracketed
+      ? [bracketed[1], bracketed[2]]
+      : hostPort
+        ? [hostPort[1], hostPort[2]]
+        : [server, undefined];
+    if (!isIP(host) || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+      throw new ConfigError(
+        'DNS_SERVERS',
+        `must be comma-separated IP addresses with optional ports (1.1.1.1, 127.0.0.1:5353, [::1]:53), got "${server}"`,
+      );
+    }
+    return server;
+  });
+}
+
+function parseFlag(env: Env, variable: string): boolean {
+  const raw = env[variable]?.trim().toLowerCase();
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(variable, `must be 1 or 0, got "${env[variable]}"`);
+}
+
+function parseBounceDomain(raw: string | undefined, publicUrl: string): string {
+  const domain = (raw?.trim() || new URL(publicUrl).hostname).toLowerCase().replace(/\.$/, '');
+  if (!/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(domain)) {
+    throw new ConfigError('BOUNCE_DOMAIN', `must be a host name, got "${domain}"`);
+  }
+  return domain;
 }
 
 function parseRateLimits(env: Env): RateLimitConfig {
@@ -149,6 +209,17 @@ function parseDkim(env: Env): DkimConfig | undefined {
     throw new ConfigError('DKIM_SELECTOR', 'must be a DNS label');
   }
   return { domain, selector, privateKey };
+}
+
+// Checked here because pino, left to find out, stops the process with "unknown level"
+// without saying which setting holds it.
+function parseLogLevel(value: string | undefined): LogLevel {
+  if (value === undefined || value.trim() === '') return 'info';
+  const level = value.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  }
+  return level as LogLevel;
 }
 
 function parsePort(value: string): number {

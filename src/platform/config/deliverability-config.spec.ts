@@ -6,7 +6,6 @@ describe('deliverability configuration', () => {
   it('has inbound mail off and the SES webhook on Amazon’s certificates by default', () => {
     const { deliverability } = loadConfig(base);
     expect(deliverability).toEqual({
-      bounceDomain: 'localhost',
       inboundSmtp: undefined,
       providerWebhooks: {
         snsCertUrlPrefixes: undefined,
@@ -20,14 +19,12 @@ describe('deliverability configuration', () => {
   it('reads the variables', () => {
     const { deliverability } = loadConfig({
       ...base,
-      BOUNCE_DOMAIN: 'Bounces.Acme.test',
       INBOUND_SMTP_PORT: '2525',
       SNS_CERT_URL_PREFIXES: 'https://sns.eu-west-1.amazonaws.com/, https://certs.example/',
       POSTMARK_WEBHOOK_USER: 'u',
       POSTMARK_WEBHOOK_PASSWORD: 'p',
     });
     expect(deliverability).toMatchObject({
-      bounceDomain: 'bounces.acme.test',
       inboundSmtp: { port: 2525, host: '0.0.0.0' },
       providerWebhooks: {
         snsCertUrlPrefixes: ['https://sns.eu-west-1.amazonaws.com/', 'https://certs.example/'],
@@ -37,7 +34,6 @@ describe('deliverability configuration', () => {
   });
 
   it.each([
-    [{ BOUNCE_DOMAIN: 'not a domain' }, 'BOUNCE_DOMAIN'],
     [{ INBOUND_SMTP_PORT: '70000' }, 'INBOUND_SMTP_PORT'],
     // A prefix that does not pin the host would trust any look-alike domain.
     [{ SNS_CERT_URL_PREFIXES: 'https://sns.' }, 'SNS_CERT_URL_PREFIXES'],

@@ -4,8 +4,6 @@ type Env = Record<string, string | undefined>;
 
 /** Bounce handling, inbound mail and provider webhooks (README, "Bounces and complaints"). */
 export interface DeliverabilityConfig {
-  /** BOUNCE_DOMAIN: the domain of every VERP return path and List-Unsubscribe mailbox. */
-  bounceDomain: string;
   /** INBOUND_SMTP_PORT (and INBOUND_SMTP_HOST): unset, Herald takes no inbound mail. */
   inboundSmtp: { port: number; host: string } | undefined;
   providerWebhooks: ProviderWebhookConfig;
@@ -25,9 +23,8 @@ export interface ProviderWebhookConfig {
   mailgunSigningKey: string | undefined;
 }
 
-export function parseDeliverability(env: Env, publicUrl: string): DeliverabilityConfig {
+export function parseDeliverability(env: Env): DeliverabilityConfig {
   return {
-    bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),
     inboundSmtp: parseInbound(env),
     providerWebhooks: {
       snsCertUrlPrefixes: parsePrefixes(env.SNS_CERT_URL_PREFIXES),
@@ -41,18 +38,6 @@ export function parseDeliverability(env: Env, publicUrl: string): Deliverability
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
-}
-
-function parseBounceDomain(raw: string | undefined, publicUrl: string): string {
-  const domain = (nonEmpty(raw) ?? new URL(publicUrl).hostname).toLowerCase();
-  if (
-    !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(
-      domain,
-    )
-  ) {
-    throw new ConfigError('BOUNCE_DOMAIN', `must be a domain name, got "${domain}"`);
-  }
-  return domain;
 }
 
 function parseInbound(env: Env): DeliverabilityConfig['inboundSmtp'] {

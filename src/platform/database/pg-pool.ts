@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { Pool } from 'pg';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import { PG_POOL_SIZE } from '../settings';
+import type { PgClient } from './db';
 
 /**
  * The process's one PostgreSQL pool. Prisma runs on it (through @prisma/adapter-pg), and the
@@ -11,11 +13,30 @@ import { CONFIG } from '../config/config.module';
 @Injectable()
 export class PgPool extends Pool implements OnApplicationShutdown {
   constructor(@Inject(CONFIG) config: HeraldConfig) {
-    super({ connectionString: config.databaseUrl, max: 10 });
+    super({ connectionString: config.databaseUrl, max: PG_POOL_SIZE });
     // An idle connection that PostgreSQL ends (restart, failover, admin kill) emits 'error'
     // on the pool; unheard, it would crash the process. The pool replaces the connection.
     const logger = new Logger(PgPool.name);
     this.on('error', (error) => logger.warn(`idle PostgreSQL connection lost: ${error.message}`));
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed if it resolves, rolled back
+   * if it throws. For the hot statements that skip Prisma; Prisma code uses `$transaction`.
+   */
+  async transaction<T>(work: (client: PgClient) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   // After every module's onModuleDestroy, so Prisma disconnects before its pool ends.

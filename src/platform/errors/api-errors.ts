@@ -1,5 +1,5 @@
 /**
- * The error vocabulary of SPEC §7. Every failure a client can see is one of these; the
+ * The API's error vocabulary. Every failure a client can see is one of these; the
  * exception filter turns them into the envelope. `code` is fixed per status, so subclasses
  * only pick a status and a message.
  */
@@ -67,7 +67,7 @@ export class ConflictError extends ApiError {
   }
 }
 
-/** A named write targeted an email whose identity has been erased (SPEC §7.4). */
+/** A named write targeted an email whose identity has been erased. */
 export class EmailErasedError extends ConflictError {
   constructor() {
     super('This email address belongs to an erased identity and cannot be written to.');
@@ -91,7 +91,7 @@ function describe(details: ErrorDetail[]): string {
   return `The request failed validation on ${fields.join(', ')}.`;
 }
 
-/** A campaign send was repeated after the campaign left draft (SPEC §4: the only 409 there). */
+/** A campaign send was repeated after the campaign left draft (the only 409 of that endpoint). */
 export class CampaignAlreadySentError extends ConflictError {
   constructor() {
     super('This campaign has already started sending.');

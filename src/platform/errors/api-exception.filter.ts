@@ -4,8 +4,10 @@ import { ApiError, ERROR_CODES, ErrorStatus, RateLimitedError } from './api-erro
 
 /**
  * The one place where errors become responses. Whatever was thrown (a domain error, a Nest
- * or Fastify HTTP error, a Prisma error, a bug), the client gets the SPEC §7 envelope with
- * one of its eight statuses; internals are logged with the request id, never sent.
+ * or Fastify HTTP error, a Prisma error, a bug), the client gets the error envelope with
+ * one of its eight statuses; internals are logged with the request id, never sent. (The
+ * errors Fastify meets before a route runs are answered in framework-errors.ts, with the
+ * same envelope.)
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -26,13 +28,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error instanceof RateLimitedError) {
       void reply.header('Retry-After', String(error.retryAfterSeconds));
     }
-    const body: { code: string; message: string; details?: ApiError['details'] } = {
-      code: error.code,
-      message: error.message,
-      details: error.details,
-    };
-    void reply.status(error.status).send({ error: body });
+    void reply.status(error.status).send(envelope(error));
   }
+}
+
+/** The body of every error response: `{"error": {code, message, details}}`. */
+export function envelope(error: ApiError): {
+  error: { code: string; message: string; details: ApiError['details'] };
+} {
+  return { error: { code: error.code, message: error.message, details: error.details } };
 }
 
 export function toApiError(exception: unknown): ApiError {
@@ -52,7 +56,10 @@ function httpStatusOf(exception: unknown): number | undefined {
   return typeof statusCode === 'number' ? statusCode : undefined;
 }
 
-/** Only SPEC §7's statuses go out: other client errors (405, 413, 415…) are malformed requests. */
+/**
+ * Only the API's eight error statuses go out: other client errors (405, 413, 415…) are
+ * malformed requests.
+ */
 function mapClientStatus(status: number): ErrorStatus {
   if (status === 405) return 404;
   return status in ERROR_CODES ? (status as ErrorStatus) : 400;

@@ -1,29 +1,134 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
+import { childPath, isTopLevel } from '../validation/field-path';
+import { containsInvalidText, findInvalidText } from '../validation/text-integrity';
 import { ErrorDetail, InvalidRequestError, ValidationFailedError } from './api-errors';
+import { describeDto, DtoClass, DtoShape } from './dto-shape';
+
+/** A body can be wrong in many places; the answer names the first this many. */
+export const MAX_DETAILS = 100;
 
 /**
- * Validates JSON bodies against their DTO class. SPEC §7 splits failures in two:
- * a body that is not an object or lacks a required field is malformed (400); a body whose
- * fields are present but wrong is a validation failure (422, one detail per field).
+ * Validates JSON bodies against their DTO class. The line between 400 and 422: a body that
+ * is not an object, or lacks a required top-level field, is malformed (400); everything wrong
+ * about a field that is present, down to a missing key inside one of its items, is a
+ * validation failure (422, one detail per field, its path in `field`).
+ *
+ * The body is cut down to the DTO's shape before class-transformer sees it (unknown keys and
+ * over-long lists reported, objects and lists set aside), so the work done on a hostile body
+ * is linear in its size whatever it holds.
  */
 @Injectable()
 export class RequestValidationPipe implements PipeTransform {
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'body') return value;
+    const invalidText = findInvalidText(value, childPath, MAX_DETAILS).map(
+      ({ path, inKey }): ErrorDetail => ({
+        field: path || 'body',
+        code: 'invalid_characters',
+        message: `${path || 'The body'} ${inKey ? 'has a key that contains' : 'contains'} a NUL character or an unpaired surrogate.`,
+      }),
+    );
     const dto = metadata.metatype;
-    if (metadata.type !== 'body' || !dto || isBuiltIn(dto)) return value;
+    if (!dto || isBuiltIn(dto)) {
+      if (invalidText.length > 0) throw new ValidationFailedError(invalidText);
+      return value;
+    }
     if (!isPlainObject(value)) {
       throw new InvalidRequestError('The request body must be a JSON object.');
     }
-    const instance = plainToInstance(dto, value) as object;
+    const shaped: Shaped = { attachments: [], details: [] };
+    const working = shape(describeDto(dto as DtoClass), value, '', [], shaped);
+    const instance = plainToInstance(dto, working) as object;
+    for (const { at, value: field } of shaped.attachments) attach(instance, at, field);
     const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
     });
-    if (errors.length > 0) throw toApiError(errors);
+    const details = merge([invalidText, shaped.details, flatten(errors)]);
+    const missing = details.find((detail) => detail.code === 'missing' && isTopLevel(detail.field));
+    if (missing) throw new InvalidRequestError(`Missing required field: ${missing.field}.`);
+    if (details.length > 0) throw new ValidationFailedError(details.slice(0, MAX_DETAILS));
     return instance;
+  }
+}
+
+interface Shaped {
+  /** Objects and lists set aside, to be put back at `at` in the DTO instance, as parsed. */
+  attachments: { at: (string | number)[]; value: unknown }[];
+  details: ErrorDetail[];
+}
+
+/**
+ * What class-transformer may copy: the DTO's known fields, only primitive values (and nested
+ * DTOs, cut the same way). Objects and lists go around it: it copies objects key by key in
+ * quadratic time and trips over a key named `constructor`; validators read them as parsed.
+ */
+function shape(
+  dto: DtoShape,
+  value: Record<string, unknown>,
+  base: string,
+  at: (string | number)[],
+  shaped: Shaped,
+): Record<string, unknown> {
+  const working: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    const path = childPath(base, key);
+    if (!dto.fields.has(key)) {
+      shaped.details.push({
+        field: path,
+        code: 'unknown_field',
+        message: `${path} is not a field of this request.`,
+      });
+      continue;
+    }
+    // Already reported (invalid_characters); validators are not shown it: some of them (isEmail)
+    // throw on an unpaired surrogate.
+    if (containsInvalidText(field)) continue;
+    const maxItems = dto.maxItems.get(key);
+    if (maxItems !== undefined && Array.isArray(field) && field.length > maxItems) {
+      shaped.details.push({
+        field: path,
+        code: 'too_long',
+        message: `${path} must contain at most ${maxItems} items.`,
+      });
+      continue;
+    }
+    const nested = dto.nested.get(key);
+    if (nested) working[key] = shapeNested(nested(), field, path, [...at, key], shaped);
+    else if (typeof field !== 'object' || field === null) working[key] = field;
+    else shaped.attachments.push({ at: [...at, key], value: field });
+  }
+  return working;
+}
+
+/** A nested DTO's value: its objects cut to its shape, at any depth of lists. */
+function shapeNested(
+  dto: DtoShape,
+  field: unknown,
+  path: string,
+  at: (string | number)[],
+  shaped: Shaped,
+): unknown {
+  if (Array.isArray(field)) {
+    return field.map((item, index) =>
+      shapeNested(dto, item, childPath(path, index), [...at, index], shaped),
+    );
+  }
+  return isPlainObject(field) ? shape(dto, field, path, at, shaped) : field;
+}
+
+/** Puts a set-aside value back where it belongs, if class-transformer kept that place. */
+function attach(instance: object, at: (string | number)[], value: unknown): void {
+  let target: unknown = instance;
+  for (const segment of at.slice(0, -1)) {
+    if (typeof target !== 'object' || target === null) return;
+    target = (target as Record<string | number, unknown>)[segment];
+  }
+  if (typeof target === 'object' && target !== null) {
+    (target as Record<string | number, unknown>)[at[at.length - 1]] = value;
   }
 }
 
@@ -32,6 +137,8 @@ export const REQUIRED = 'isDefined';
 /** class-validator constraint name → the `code` of a 422 detail entry. */
 const DETAIL_CODES: Record<string, string> = {
   isEmail: 'invalid_format',
+  isMailbox: 'invalid_format',
+  isIsoDate: 'invalid_format',
   isIso8601: 'invalid_format',
   isISO8601: 'invalid_format',
   isUuid: 'invalid_format',
@@ -47,19 +154,15 @@ const DETAIL_CODES: Record<string, string> = {
   maxLength: 'too_long',
   minLength: 'too_short',
   arrayMaxSize: 'too_long',
+  maxKeys: 'too_many_keys',
+  maxJsonBytes: 'too_large',
   isNotEmpty: 'too_short',
   min: 'out_of_range',
   max: 'out_of_range',
+  dateInRange: 'out_of_range',
   isIn: 'invalid_value',
   whitelistValidation: 'unknown_field',
 };
-
-function toApiError(errors: ValidationError[]) {
-  const details = flatten(errors);
-  const missing = details.find((detail) => detail.code === 'missing');
-  if (missing) return new InvalidRequestError(`Missing required field: ${missing.field}.`);
-  return new ValidationFailedError(details);
-}
 
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
@@ -79,15 +182,30 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   });
 }
 
-const PRIORITY = ['missing', 'unknown_field', 'invalid_type', 'invalid_format'];
+const PRIORITY = [
+  'invalid_characters',
+  'missing',
+  'unknown_field',
+  'invalid_type',
+  'invalid_format',
+];
 
 function priority(code: string): number {
   const index = PRIORITY.indexOf(code);
   return index === -1 ? PRIORITY.length : index;
 }
 
-function childPath(parent: string, property: string): string {
-  return /^\d+$/.test(property) ? `${parent}[${property}]` : `${parent}.${property}`;
+/**
+ * One entry per field, the most basic failure kept; a field whose strings hold invalid
+ * characters is reported for that, not for what validators made of them.
+ */
+function merge(groups: ErrorDetail[][]): ErrorDetail[] {
+  const byField = new Map<string, ErrorDetail>();
+  for (const detail of groups.flat()) {
+    const kept = byField.get(detail.field);
+    if (!kept || priority(detail.code) < priority(kept.code)) byField.set(detail.field, detail);
+  }
+  return [...byField.values()];
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

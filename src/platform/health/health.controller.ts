@@ -1,13 +1,15 @@
 import { Controller, Get, Module, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Public } from '../../auth/public.decorator';
 import { PrismaService } from '../database/prisma.service';
 import { RedisService } from '../redis/redis.module';
 
 const CHECK_TIMEOUT_MS = 2000;
 
-/** GET /health (CONTRACT §1): 200 once PostgreSQL and Redis both answer, else 503. */
+/** GET /health: 200 once PostgreSQL and Redis both answer, else 503. */
 @ApiExcludeController()
+@Public()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -1,8 +1,9 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
+import { LogLevel } from '../config/config';
 
 /** One pino logger per process: JSON lines on stdout, shared by Fastify and Nest. */
-export function createLogger(level: string): Logger {
+export function createLogger(level: LogLevel): Logger {
   return pino({
     level,
     base: { service: 'herald' },

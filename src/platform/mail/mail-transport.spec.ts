@@ -117,6 +117,37 @@ describe('MailTransport with DKIM', () => {
     }
   });
 
+  it("signs with the message's own key instead of the operator's, from its envelope sender", async () => {
+    const pem = (key: ReturnType<typeof generateKeyPairSync>['privateKey']) =>
+      key.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const operator = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const domain = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const sink = await SmtpSink.start();
+    const transport = new MailTransport(
+      config({ SMTP_URL: sink.url, DKIM_DOMAIN: 'herald.test', DKIM_PRIVATE_KEY: pem(operator) }),
+    );
+    try {
+      await transport.send(
+        message({
+          from: 'Shop <news@shop.test>',
+          dkim: { domainName: 'shop.test', keySelector: 'herald-abc', privateKey: pem(domain) },
+          envelopeFrom: 'bounces@herald-bounces.shop.test',
+        }),
+      );
+      await transport.send(message({ messageId: 'm-2' }));
+      const [own, fallback] = sink.messages;
+      expect(own.from).toBe('bounces@herald-bounces.shop.test');
+      expect(own.raw.match(/^DKIM-Signature:/gm)).toHaveLength(1);
+      expect(own.headers['dkim-signature']).toMatch(/\bd=shop\.test;.*\bs=herald-abc;/s);
+      // A message without its own key: the operator's key, the From address as sender.
+      expect(fallback.from).toBe('news@acme.test');
+      expect(fallback.headers['dkim-signature']).toMatch(/\bd=herald\.test;/);
+    } finally {
+      transport.onModuleDestroy();
+      await sink.close();
+    }
+  });
+
   it('refuses a DKIM key without a domain, and a key that is not PEM', () => {
     expect(() => config({ DKIM_PRIVATE_KEY: 'x' })).toThrow(/DKIM_DOMAIN/);
     expect(() => config({ DKIM_DOMAIN: 'acme.test', DKIM_PRIVATE_KEY: 'x' })).toThrow(

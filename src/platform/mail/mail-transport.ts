@@ -5,7 +5,6 @@ import nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
-import { textFromHtml } from './text-part';
 
 export interface OutgoingMessage {
   from: string;
@@ -20,15 +19,20 @@ export interface OutgoingMessage {
    */
   messageId: string;
   /**
-   * The envelope sender (SMTP MAIL FROM), where bounce reports go: a VERP address naming this
-   * message. Defaults to the From address.
-   */
-  returnPath?: string;
-  /**
    * Folder key for stored copies (outbox mode): e.g. the subscriber id, so erasing a person
    * deletes their folder. Messages without one go to `misc`.
    */
   storageKey?: string;
+  /**
+   * The key to sign this message with (its sender domain's); replaces the operator-wide
+   * DKIM_* key, which signs only messages that bring none.
+   */
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  /**
+   * The envelope sender (MAIL FROM, the Return-Path), where bounce reports go: a VERP address
+   * naming this message. The From address when absent.
+   */
+  envelopeFrom?: string;
 }
 
 export interface DeliveryReceipt {
@@ -58,7 +62,8 @@ const DEFAULT_POOL_SIZE = 8;
 
 /**
  * Where every message leaves Herald. With SMTP_URL: one pooled nodemailer SMTP transport per
- * process, closed on shutdown; DKIM-signed when DKIM_DOMAIN and a key are configured. Without it: RFC 5322 `.eml` files built by nodemailer itself,
+ * process, closed on shutdown; DKIM-signed with the message's own key (its sender domain's), else
+ * with the operator-wide key when DKIM_DOMAIN and a key are configured. Without it: RFC 5322 `.eml` files built by nodemailer itself,
  * under `outboxDir/<storageKey or misc>/<messageId>.eml`, so a self-hosted install works
  * before it has a relay, and erasure can delete a person's copies by folder.
  */
@@ -90,11 +95,11 @@ export class MailTransport implements OnModuleDestroy {
       to: message.to,
       subject: message.subject,
       html: message.html ?? undefined,
-      // Every message has a text part: generated from the HTML when the author gave none.
-      text: message.text ?? (message.html ? await textFromHtml(message.html) : undefined),
+      text: message.text ?? undefined,
       headers: message.headers,
       messageId,
-      ...(message.returnPath ? { envelope: { from: message.returnPath, to: message.to } } : {}),
+      dkim: message.dkim,
+      envelope: message.envelopeFrom ? { from: message.envelopeFrom, to: message.to } : undefined,
     };
     if (this.smtp) return this.sendSmtp(this.smtp, mail, messageId);
     return this.writeToOutbox(mail, messageId, message);
@@ -142,10 +147,10 @@ export class MailTransport implements OnModuleDestroy {
     const composed = (await this.composer!.sendMail(mail)) as { message: Buffer };
     // The Return-Path header a receiving server would add: the stored copy shows the
     // envelope sender a relay would have been given.
-    const info = message.returnPath
+    const info = message.envelopeFrom
       ? {
           message: Buffer.concat([
-            Buffer.from(`Return-Path: <${message.returnPath}>\r\n`),
+            Buffer.from(`Return-Path: <${message.envelopeFrom}>\r\n`),
             composed.message,
           ]),
         }

@@ -1,16 +1,16 @@
-/** Converting more than this much HTML would stall a worker; the rest is left out. */
+import { convert } from 'html-to-text';
+
+/** Converting more than this much HTML would take a worker too long; the rest is left out. */
 const MAX_HTML = 512 * 1024;
 
 /**
  * The plain-text part of a message whose author gave only HTML: readable text, links as
  * `text [url]`, images dropped (an open pixel has nothing to say), nothing upper-cased and no
  * line wrapping (a template's `{{…}}` must stay as written and in one piece; quoted-printable
- * takes care of long lines).
+ * takes care of long lines). Seconds of CPU for a large message: it runs on a template worker
+ * thread (textFromHtml in template-renderer.ts), never on a thread that answers requests.
  */
-export async function textFromHtml(html: string): Promise<string> {
-  // Loaded on first use: processes that never convert (the CLI, most API calls) do not pay
-  // for the parser at start-up.
-  const { convert } = await import('html-to-text');
+export function convertHtmlToText(html: string): string {
   return convert(html.slice(0, MAX_HTML), {
     wordwrap: false,
     selectors: [

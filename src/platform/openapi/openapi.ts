@@ -44,7 +44,17 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
     .setVersion('v1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_live_ API key' })
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config, {
+    // A controller with two paths gets "list[0]"-style method keys; the document keeps only
+    // the /v1 one, so its operationIds stay the plain Controller_method form.
+    operationIdFactory: (controller, method, version) =>
+      [controller, method.replace(/\[\d+\]$/, ''), version].filter(Boolean).join('_'),
+  });
+  // The domain controllers also answer under /dashboard/api for the dashboard's sessions:
+  // that is the dashboard's private surface, not part of the public API's document.
+  for (const path of Object.keys(document.paths)) {
+    if (path.startsWith('/dashboard/')) delete document.paths[path];
+  }
   document.components = document.components ?? {};
   document.components.schemas = { ...document.components.schemas, Error: ERROR_SCHEMA as never };
 

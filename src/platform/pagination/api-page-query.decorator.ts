@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './page-request';
 
-/** Documents the `limit` and `cursor` query parameters every list endpoint takes (SPEC §4). */
+/** Documents the `limit` and `cursor` query parameters every list endpoint takes. */
 export function ApiPageQuery(): MethodDecorator {
   return applyDecorators(
     ApiQuery({

@@ -21,7 +21,7 @@ export interface Page<T> {
 }
 
 /**
- * SPEC §4: limit defaults to 25 and is clamped into 1..100, never rejected, unless it is not
+ * List endpoints: limit defaults to 25 and is clamped into 1..100, never rejected, unless it is not
  * a number at all (400). A repeated parameter (?limit=1&limit=2) is malformed too.
  */
 export function parseLimit(raw: unknown): number {

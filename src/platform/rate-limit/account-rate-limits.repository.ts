@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { AccountId } from '../database/account-id';
 import { PrismaService } from '../database/prisma.service';
+import { ACCOUNT_LIMITS_CACHE_MS } from '../settings';
 
 /** An account's overrides of the global limits; null = use the global default. */
 export interface AccountRateLimits {
@@ -9,12 +11,10 @@ export interface AccountRateLimits {
 
 const NO_OVERRIDES: AccountRateLimits = { general: null, send: null };
 
-/** How long a process trusts what it read: a changed limit takes effect within this. */
-const CACHE_TTL_MS = 30_000;
-
 /**
- * Reads accounts.rate_limit / send_rate_limit for the limiter. They change rarely and are read
- * on every request, so each process keeps them for CACHE_TTL_MS instead of querying each time.
+ * Reads accounts.rate_limit / send_rate_limit for the limiter (read-only: the accounts module
+ * owns the table). They change rarely and are read on every request, so each process keeps
+ * them for ACCOUNT_LIMITS_CACHE_MS instead of querying each time.
  */
 @Injectable()
 export class AccountRateLimitsRepository {
@@ -22,7 +22,7 @@ export class AccountRateLimitsRepository {
 
   constructor(private readonly prisma: PrismaService) {}
 
-  async find(accountId: string, now = Date.now()): Promise<AccountRateLimits> {
+  async find(accountId: AccountId, now = Date.now()): Promise<AccountRateLimits> {
     const cached = this.cache.get(accountId);
     if (cached && cached.until > now) return cached.limits;
     const row = await this.prisma.account.findUnique({
@@ -30,7 +30,7 @@ export class AccountRateLimitsRepository {
       select: { rateLimit: true, sendRateLimit: true },
     });
     const limits = row ? { general: row.rateLimit, send: row.sendRateLimit } : NO_OVERRIDES;
-    this.cache.set(accountId, { limits, until: now + CACHE_TTL_MS });
+    this.cache.set(accountId, { limits, until: now + ACCOUNT_LIMITS_CACHE_MS });
     return limits;
   }
 }

@@ -8,6 +8,7 @@ import {
 } from 'rate-limiter-flexible';
 import { HeraldConfig, RateLimitConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import type { AccountId } from '../database/account-id';
 import { RateLimitedError } from '../errors/api-errors';
 import { RedisService } from '../redis/redis.module';
 import { AccountRateLimitsRepository } from './account-rate-limits.repository';
@@ -29,7 +30,7 @@ interface Limiter {
 
 /** Who is counted: every API key has its own budget, whatever account it belongs to. */
 export interface RateLimitSubject {
-  accountId: string;
+  accountId: AccountId;
   apiKeyId: string;
 }
 
@@ -55,7 +56,7 @@ export class RateLimiter {
 
   /**
    * Counts one request of an authenticated key. Sets the RateLimit-* headers on the reply
-   * (CONTRACT §4) and throws RateLimitedError (429, Retry-After) when over the limit.
+   * and throws RateLimitedError (429, Retry-After) when over the limit.
    */
   async enforce(
     subject: RateLimitSubject,

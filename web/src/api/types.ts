@@ -186,3 +186,27 @@ export interface AccountSettings {
   name: string;
   postal_address: string | null;
 }
+
+export type RecordStatus = 'pending' | 'found' | 'missing' | 'mismatch';
+
+export interface DomainRecord {
+  purpose: 'dkim' | 'spf' | 'return_path' | 'dmarc';
+  type: 'TXT' | 'MX';
+  name: string;
+  value: string;
+  priority?: number;
+  status: RecordStatus;
+  reason: string | null;
+}
+
+export interface SenderDomain {
+  id: string;
+  name: string;
+  status: 'pending' | 'verified' | 'failed';
+  records: DomainRecord[];
+  verified_at: string | null;
+  last_checked_at: string | null;
+  dkim_selector: string;
+  pending_dkim_selector: string | null;
+  created_at: string;
+}

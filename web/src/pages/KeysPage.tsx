@@ -12,7 +12,7 @@ import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 
-/** Account > API Keys (SPEC §5.3–5.4): the only place keys are created, named and scoped. */
+/** Account > API Keys: the only place keys are created, named and scoped. */
 export function KeysPage() {
   const keys = useApi<{ data: ApiKey[] }>('/keys');
   const [creating, setCreating] = useState(false);

@@ -1,7 +1,18 @@
 import { useState } from 'react';
 
-/** Copies `text`; says so in a live region, so screen-reader users hear it worked. */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+/**
+ * Copies `text`; says so in a live region, so screen-reader users hear it worked.
+ * `accessibleName` tells apart several Copy buttons on one page ("Copy DKIM value").
+ */
+export function CopyButton({
+  text,
+  label = 'Copy',
+  accessibleName,
+}: {
+  text: string;
+  label?: string;
+  accessibleName?: string;
+}) {
   const [copied, setCopied] = useState(false);
 
   const copy = async () => {
@@ -22,7 +33,12 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 
   return (
     <>
-      <button type="button" className="button" onClick={() => void copy()}>
+      <button
+        type="button"
+        className="button"
+        aria-label={accessibleName}
+        onClick={() => void copy()}
+      >
         {copied ? 'Copied' : label}
       </button>
       <span className="visually-hidden" role="status">

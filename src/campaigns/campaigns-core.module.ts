@@ -1,0 +1,47 @@
+import { Module } from '@nestjs/common';
+import { ErasureModule } from '../erasure/erasure.module';
+import { SegmentsModule } from '../segments/segments.module';
+import { SubscribersModule } from '../subscribers/subscribers.module';
+import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
+import { CampaignFeedbackCounters } from './campaign-feedback-counters';
+import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { CampaignOutcomeWriter } from './campaign-outcome-writer';
+import { CampaignQueuesModule } from './campaign-send-queue';
+import { CampaignsRepository } from './campaigns.repository';
+
+/**
+ * The campaigns data layer, shared by the API (CampaignsModule) and the send workers
+ * (CampaignWorkersModule): the two repositories that own campaigns and campaign_recipients,
+ * and the units of work that span them (a fan-out batch, a chunk of outcomes). What they
+ * need of other domains comes through those domains' services.
+ */
+@Module({
+  imports: [
+    CampaignQueuesModule,
+    ErasureModule,
+    SegmentsModule,
+    SubscribersModule,
+    SuppressionCoreModule,
+  ],
+  providers: [
+    CampaignsRepository,
+    CampaignLedgerRepository,
+    CampaignAudienceSnapshot,
+    CampaignOutcomeWriter,
+    CampaignFeedbackCounters,
+  ],
+  exports: [
+    CampaignFeedbackCounters,
+    CampaignsRepository,
+    CampaignLedgerRepository,
+    CampaignAudienceSnapshot,
+    CampaignOutcomeWriter,
+    CampaignQueuesModule,
+    ErasureModule,
+    SegmentsModule,
+    SubscribersModule,
+    SuppressionCoreModule,
+  ],
+})
+export class CampaignsCoreModule {}

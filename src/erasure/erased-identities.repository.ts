@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { ErasedIdentity } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
+import { PrismaService } from '../platform/database/prisma.service';
+import * as sql from './erasure.sql';
+
+/**
+ * erased_identities, the tombstones, and its only writer: a keyed hash of the normalised
+ * email and the random id the subscriber had, never the address. Also takes the per-identity
+ * advisory locks that writes and erasures of an email share. The raw SQL is in erasure.sql.ts.
+ */
+@Injectable()
+export class ErasedIdentitiesRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Locks each identity for the rest of `tx`, in sorted order so two writers cannot deadlock. */
+  async lock(accountId: AccountId, emailHashes: string[], tx: Db): Promise<void> {
+    for (const hash of [...emailHashes].sort()) {
+      await tx.$executeRaw(sql.lockIdentity(accountId, hash));
+    }
+  }
+
+  /** The hash of one of these identities that is erased, if any. */
+  async findErased(
+    accountId: AccountId,
+    emailHashes: string[],
+    tx: Db,
+  ): Promise<string | undefined> {
+    const found = await tx.erasedIdentity.findFirst({
+      where: { accountId, emailHash: { in: emailHashes } },
+      select: { emailHash: true },
+    });
+    return found?.emailHash;
+  }
+
+  find(accountId: AccountId, emailHash: string, tx: Db): Promise<ErasedIdentity | null> {
+    return tx.erasedIdentity.findUnique({
+      where: { accountId_emailHash: { accountId, emailHash } },
+    });
+  }
+
+  create(
+    accountId: AccountId,
+    tombstone: { emailHash: string; subscriberId: string | undefined },
+    tx: Db,
+  ): Promise<ErasedIdentity> {
+    return tx.erasedIdentity.create({ data: { accountId, ...tombstone } });
+  }
+
+  /** The tombstone hash of an erased subscriber, found by the id it had. */
+  async hashOfSubscriber(accountId: AccountId, subscriberId: string): Promise<string | undefined> {
+    const found = await this.prisma.erasedIdentity.findFirst({
+      where: { accountId, subscriberId },
+      select: { emailHash: true },
+    });
+    return found?.emailHash;
+  }
+
+  /** Ids subscribers erased since `since` had, within a keyset range of ids. */
+  async subscriberIdsErasedSince(
+    accountId: AccountId,
+    since: Date,
+    range: { afterId: string; throughId: string | null },
+    tx: Db,
+  ): Promise<string[]> {
+    const rows = await tx.$queryRaw<{ id: string }[]>(
+      sql.subscriberIdsErasedSince(accountId, since, range.afterId, range.throughId),
+    );
+    return rows.map((row) => row.id);
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Herald's tuning constants in one place: batch sizes, leases, retry budgets, windows and
+ * intervals. None is a contract with clients (those are limits checked on input, kept beside
+ * their DTOs); each is a trade-off measured or reasoned about, and the comment says which.
+ * Change one here and every user of it follows.
+ */
+
+// --- PostgreSQL ------------------------------------------------------------------------------
+
+/**
+ * Connections in the process's one pg pool (Prisma and the hot statements share it). Four
+ * delivery jobs each hold at most one connection at a time, plus the fan-out, the API and the
+ * sweepers: ten leaves headroom without crowding PostgreSQL's default 100 when several
+ * processes run.
+ */
+export const PG_POOL_SIZE = 10;
+
+// --- Campaign send: fan-out ------------------------------------------------------------------
+
+/** Audience rows read and written per fan-out transaction: bounded memory, short locks. */
+export const FANOUT_BATCH = 1000;
+/** Recipients per delivery job: small enough to spread over workers and to retry cheaply. */
+export const DELIVERY_BATCH = 250;
+/**
+ * Fan-out jobs one worker process runs at once. A fan-out is mostly waiting on PostgreSQL;
+ * two lets a second campaign start while a large one is still being read.
+ */
+export const FANOUT_CONCURRENCY = 2;
+/**
+ * Attempts of a fan-out job, 1 s apart and doubling. A fan-out only fails when PostgreSQL or
+ * Redis does; twenty doublings outlast any outage the watchdog would not cover anyway.
+ */
+export const FANOUT_ATTEMPTS = 20;
+export const FANOUT_BACKOFF_MS = 1000;
+
+// --- Campaign send: delivery -----------------------------------------------------------------
+
+/** Recipients claimed by one conditional UPDATE: one round trip per 50 sends. */
+export const DELIVERY_CHUNK = 50;
+/** Messages one job keeps in flight (the SMTP pool queues beyond its connections). */
+export const DELIVERY_WINDOW = 100;
+/** Delivery jobs one worker process runs at once: enough to keep the SMTP pool busy. */
+export const DELIVERY_CONCURRENCY = 4;
+/**
+ * Attempts of a delivery batch whose recipients got 4xx answers, 1 s apart and doubling
+ * (1 + 2 + 4 + 8 + 16 s): long enough for greylisting's usual minute-scale retry window to
+ * be tried, short enough that a campaign finishes the same hour.
+ */
+export const DELIVERY_ATTEMPTS = 6;
+export const DELIVERY_BACKOFF_MS = 1000;
+/**
+ * Outcomes are written in bulk: at most this many at once, at most this long after a 250.
+ * The delay bounds the window in which a crash can resend a delivered message; the batch
+ * keeps one outcome transaction per 100 messages at full speed.
+ */
+export const RECORD_BATCH = 100;
+export const RECORD_DELAY_MS = 50;
+/**
+ * Tries of one outcome write before the job gives up (100 ms, doubling): the messages are
+ * already out, so a deadlock victim or a database blip must not lose their outcomes.
+ */
+export const RECORD_ATTEMPTS = 6;
+
+/**
+ * BullMQ job lock of the campaign workers, and how often stalled jobs are looked for. A
+ * worker renews its lock every half lock; 15 s survives a long GC pause, and a dead worker's
+ * batch is picked up within about 20 s.
+ */
+export const CAMPAIGN_JOB_LOCK_MS = 15_000;
+export const CAMPAIGN_STALLED_CHECK_MS = 5_000;
+/** A job may stall this often (worker deaths) before BullMQ fails it; the watchdog still revives the campaign. */
+export const CAMPAIGN_MAX_STALLED = 10;
+
+// --- Campaign send: watchdog -----------------------------------------------------------------
+
+/** How often every worker process looks for sends that stopped advancing. */
+export const WATCHDOG_TICK_MS = 15_000;
+/**
+ * A sending campaign whose counters have not moved for this long gets its fan-out again.
+ * Outcomes move them at least every RECORD_DELAY_MS while mail flows, so a minute of silence
+ * means lost jobs (or an SMTP server deferring everything, when a re-run is harmless).
+ */
+export const WATCHDOG_IDLE_SECONDS = 60;
+/** Stalled campaigns revived per tick; the next tick takes the rest. */
+export const WATCHDOG_BATCH = 100;
+
+// --- Transactional mail ----------------------------------------------------------------------
+
+/**
+ * How long a claim protects a message from other workers. Longer than the slowest SMTP
+ * exchange nodemailer allows; after it the worker is presumed dead and the sweep requeues
+ * the message (so a crash mid-send may send it twice, never zero times).
+ */
+export const TRANSACTIONAL_CLAIM_LEASE_MS = 15 * 60_000;
+/** Messages one worker process sends at once: one SMTP transaction each, mostly waiting. */
+export const TRANSACTIONAL_CONCURRENCY = 8;
+/**
+ * Attempts of a send on temporary failures, 2 s apart and doubling: about 8.5 minutes in all,
+ * past typical greylisting, before the message is marked failed.
+ */
+export const TRANSACTIONAL_ATTEMPTS = 9;
+export const TRANSACTIONAL_BACKOFF_MS = 2000;
+/** How often each worker process runs the recovery sweep. */
+export const SWEEP_EVERY_MS = 30_000;
+/** A queued message this old without progress may have lost its job. */
+export const STRANDED_AFTER_MS = 60_000;
+/** Stranded messages re-enqueued per sweep; expired idempotency keys pruned are ten times it. */
+export const SWEEP_BATCH = 500;
+
+/**
+ * How long an in-progress Idempotency-Key claim holds its key before another request may take
+ * it over: longer than any send request takes, short enough that a client retrying after a
+ * crash is not locked out for long.
+ */
+export const IDEMPOTENCY_CLAIM_LEASE_SECONDS = 30;
+
+// --- Authentication --------------------------------------------------------------------------
+
+/** api_keys.last_used_at is written at most this often per key, to keep writes off the hot path. */
+export const KEY_TOUCH_INTERVAL_MS = 60_000;
+/**
+ * How long a process trusts the per-account rate limits it read: they change rarely and are
+ * read on every request, and a changed limit takes effect within this.
+ */
+export const ACCOUNT_LIMITS_CACHE_MS = 30_000;
+/** A dashboard session's last_seen_at (and idle deadline) moves at most this often. */
+export const SESSION_TOUCH_INTERVAL_MS = 5 * 60_000;

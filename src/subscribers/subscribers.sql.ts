@@ -1,0 +1,184 @@
+import { Prisma } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
+import type { FeedbackKind } from '../feedback/feedback-report';
+import { SOFT_BOUNCE_LIMIT } from '../suppression/suppression-reason';
+
+// Every raw statement over the subscribers table. Only the subscribers module's repositories
+// run them: SubscribersRepository (rows and profiles) and SubscriberStatisticsRepository
+// (what happened to the mail sent to them). Profile writes go through Prisma's model API in
+// SubscribersRepository.
+
+/** Every column of `subscribers`, aliased to the field names of Prisma's Subscriber type. */
+const COLUMNS = [
+  'id',
+  'account_id',
+  'email',
+  'email_normalized',
+  'first_name',
+  'last_name',
+  'phone',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'zip',
+  'country_code',
+  'birthdate',
+  'gender',
+  'income_level',
+  'membership_status',
+  'status',
+  'timezone',
+  'interests',
+  'tags',
+  'custom_fields',
+  'social_media',
+  'imported_stats',
+  'stat_sent',
+  'stat_delivered',
+  'stat_opens',
+  'stat_clicks',
+  'stat_hard_bounces',
+  'stat_soft_bounces',
+  'stat_revenue_cents',
+  'last_sent_at',
+  'last_open_at',
+  'last_click_at',
+  'created_at',
+  'updated_at',
+]
+  .map(
+    (column) =>
+      `${column} AS "${column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}"`,
+  )
+  .join(', ');
+
+/** One keyset page, newest first. $1 account, $2 last id of the previous page or null, $3 limit. */
+export const LIST_PAGE = `SELECT ${COLUMNS} FROM subscribers
+  WHERE account_id = $1 AND ($2::uuid IS NULL OR id < $2::uuid)
+  ORDER BY id DESC LIMIT $3`;
+
+/** The rows of a chunk of campaign recipients. $1 account, $2 ids. */
+export const BY_IDS = `SELECT * FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])`;
+
+/** Someone followed an unsubscribe link: idempotent, and a no-op for an erased subscriber. */
+export const unsubscribe = (accountId: AccountId, id: string) => Prisma.sql`
+  UPDATE subscribers SET status = 'unsubscribed', updated_at = now()
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+     AND status <> 'unsubscribed'`;
+
+/**
+ * One UPDATE for a whole chunk of campaign recipients: sent, delivered, bounces,
+ * last_sent_at. A hard bounce, or the SOFT_BOUNCE_LIMIT-th soft bounce in a row, marks a
+ * subscribed person bounced and returns their address for the suppression list. The locking
+ * subquery takes the row locks in id order before anything changes, so concurrent campaigns
+ * cannot deadlock on them. $1 account, then parallel arrays sorted by id: $2 ids,
+ * $3 delivered (0/1), $4 hard bounce (0/1), $5 soft bounce (0/1).
+ */
+export const COUNT_CAMPAIGN_SENDS = `
+  UPDATE subscribers s
+     SET stat_sent = s.stat_sent + 1,
+         stat_delivered = s.stat_delivered + v.delivered,
+         stat_hard_bounces = s.stat_hard_bounces + v.hard,
+         stat_soft_bounces = s.stat_soft_bounces + v.soft,
+         soft_bounce_streak = s.soft_bounce_streak + v.soft,
+         status = CASE WHEN s.status = 'subscribed'
+                        AND (v.hard = 1 OR (v.soft = 1 AND s.soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT}))
+                       THEN 'bounced' ELSE s.status END,
+         last_sent_at = now()
+    FROM (SELECT id FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])
+           ORDER BY id FOR UPDATE) locked,
+         unnest($2::uuid[], $3::int[], $4::int[], $5::int[]) AS v(id, delivered, hard, soft)
+   WHERE s.id = locked.id AND s.id = v.id
+  RETURNING s.email_normalized,
+            (v.hard = 1 OR (v.soft = 1 AND s.soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT})) AS suppress`;
+
+/** A transactional message to this address was delivered. */
+export const countTransactionalDelivery = (accountId: AccountId, emailNormalized: string) =>
+  Prisma.sql`
+    UPDATE subscribers
+       SET stat_sent = stat_sent + 1, stat_delivered = stat_delivered + 1, last_sent_at = now()
+     WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}`;
+
+/**
+ * The relay refused a transactional message to this address: a hard (5xx) or soft bounce. A
+ * hard bounce, or the SOFT_BOUNCE_LIMIT-th soft one in a row, marks a subscribed recipient
+ * `bounced`; returns whether the soft-bounce streak reached the limit.
+ */
+export const countTransactionalBounce = (
+  accountId: AccountId,
+  emailNormalized: string,
+  hard: boolean,
+) => {
+  const h = hard ? 1 : 0;
+  return Prisma.sql`
+    UPDATE subscribers
+       SET stat_sent = stat_sent + 1, stat_hard_bounces = stat_hard_bounces + ${h},
+           stat_soft_bounces = stat_soft_bounces + ${1 - h},
+           soft_bounce_streak = soft_bounce_streak + ${1 - h},
+           status = CASE WHEN status = 'subscribed'
+                          AND (${h} = 1 OR soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT})
+                         THEN 'bounced' ELSE status END,
+           last_sent_at = now()
+     WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}
+    RETURNING soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT} AS suppress`;
+};
+
+/** Subscriber columns counting each open or click, and remembering the latest. */
+export type EngagementKind = 'open' | 'click';
+const ENGAGEMENT: Record<EngagementKind, { count: Prisma.Sql; last: Prisma.Sql }> = {
+  // Fixed identifiers, never input: safe to splice with Prisma.raw.
+  open: { count: Prisma.raw('stat_opens'), last: Prisma.raw('last_open_at') },
+  click: { count: Prisma.raw('stat_clicks'), last: Prisma.raw('last_click_at') },
+};
+
+/**
+ * Counts one open or click (every event, not only the first). It proves the mailbox works,
+ * so soft bounces start counting anew.
+ */
+export const countEngagement = (kind: EngagementKind, accountId: AccountId, id: string) => {
+  const { count, last } = ENGAGEMENT[kind];
+  return Prisma.sql`
+    UPDATE subscribers SET ${count} = ${count} + 1, ${last} = now(), soft_bounce_streak = 0
+     WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+};
+
+/**
+ * A suppression entry was removed: the subscriber with that address goes back to
+ * `subscribed` if its status is still the one the entry caused (`fromStatus`), and its
+ * soft-bounce streak starts over. Returns whether the status changed.
+ */
+export const reactivate = (
+  accountId: AccountId,
+  emailNormalized: string,
+  fromStatus: string | undefined,
+) => Prisma.sql`
+  UPDATE subscribers s
+     SET status = CASE WHEN s.status = ${fromStatus ?? null} THEN 'subscribed' ELSE s.status END,
+         soft_bounce_streak = 0, updated_at = now()
+    FROM (SELECT id, status FROM subscribers
+           WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}
+             FOR UPDATE) before
+   WHERE s.id = before.id
+  RETURNING before.status = ${fromStatus ?? null} AS reactivated`;
+
+/**
+ * What a feedback report does to a subscriber: statistics, and the status Herald sets (only
+ * ever away from `subscribed`; a complaint also overrides `unsubscribed`). Returns the streak
+ * and address, so the caller decides on suppression.
+ */
+export const applyFeedback = (accountId: AccountId, id: string, kind: FeedbackKind) => Prisma.sql`
+  UPDATE subscribers
+     SET stat_hard_bounces = stat_hard_bounces + ${kind === 'hard_bounce' ? 1 : 0},
+         stat_soft_bounces = stat_soft_bounces + ${kind === 'soft_bounce' ? 1 : 0},
+         soft_bounce_streak = soft_bounce_streak + ${kind === 'soft_bounce' ? 1 : 0},
+         status = CASE
+           WHEN ${kind} = 'hard_bounce' AND status = 'subscribed' THEN 'bounced'
+           WHEN ${kind} = 'soft_bounce' AND status = 'subscribed'
+                AND soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT} THEN 'bounced'
+           WHEN ${kind} = 'complaint' AND status IN ('subscribed', 'unsubscribed') THEN 'complained'
+           WHEN ${kind} = 'unsubscribe' AND status = 'subscribed' THEN 'unsubscribed'
+           ELSE status END,
+         updated_at = now()
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+  RETURNING soft_bounce_streak AS streak, email_normalized`;

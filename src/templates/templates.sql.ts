@@ -1,0 +1,9 @@
+import { Prisma } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
+
+// The templates module's raw statements. Only TemplatesRepository runs them.
+
+/** Locks one template row until the transaction ends; returns it only if it exists. */
+export const lockTemplate = (accountId: AccountId, id: string) => Prisma.sql`
+  SELECT id FROM templates WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+  FOR UPDATE`;

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../platform/database/prisma.service';
+import { SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
+import { SuppressionList } from '../suppression/suppression-list';
+import {
+  ClaimedMessage,
+  MessageRef,
+  TransactionalMessagesRepository,
+} from './transactional-messages.repository';
+
+/**
+ * How a send ends, written together with what it means for the recipient: the message row,
+ * and (when the address belongs to a subscriber of the account) their statistics, in one
+ * transaction, so the two never disagree.
+ */
+@Injectable()
+export class TransactionalOutcomes {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly messages: TransactionalMessagesRepository,
+    private readonly statistics: SubscriberStatistics,
+    private readonly suppressions: SuppressionList,
+  ) {}
+
+  /** The relay accepted the message: sent, and counted as delivered. */
+  async sent(message: ClaimedMessage, headerMessageId: string, emailNormalized: string) {
+    await this.prisma.$transaction(async (tx) => {
+      await this.messages.markSent(message.accountId, message.id, headerMessageId, tx);
+      await this.statistics.recordTransactional(
+        message.accountId,
+        emailNormalized,
+        { delivered: true },
+        tx,
+      );
+    });
+  }
+
+  /**
+   * Ends a message as failed. When the relay refused it (`bounce`), the attempt counts in the
+   * recipient's statistics as campaign sends do: sent, and a hard (5xx) or soft bounce; a
+   * hard bounce, or the SOFT_BOUNCE_LIMIT-th soft one in a row, marks the subscriber
+   * `bounced` and suppresses the address in the same transaction (a hard bounce suppresses
+   * it even when it is no subscriber's).
+   */
+  async failed(
+    ref: MessageRef,
+    error: string,
+    bounce?: { hard: boolean; emailNormalized: string },
+  ): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const ended = await this.messages.markFailed(ref, error, tx);
+      if (!ended || !bounce) return;
+      const softLimit = await this.statistics.recordTransactional(
+        ref.accountId,
+        bounce.emailNormalized,
+        { delivered: false, hardBounce: bounce.hard },
+        tx,
+      );
+      if (bounce.hard || softLimit) {
+        await this.suppressions.suppress(ref.accountId, bounce.emailNormalized, 'hard_bounce', tx);
+      }
+    });
+  }
+}

@@ -1,0 +1,131 @@
+import { Prisma } from '../generated/prisma/client';
+import type { AccountId } from '../platform/database/account-id';
+
+// Every raw statement of the transactional module: transactional_messages (run only by
+// TransactionalMessagesRepository) and idempotency_keys (only by IdempotencyKeysRepository).
+
+/** The error a message ends with when its recipient was erased before it went out. */
+export const ERASED = 'The recipient was erased before the message was sent.';
+
+const seconds = (ms: number) => ms / 1000;
+
+// --- transactional_messages ------------------------------------------------------------------
+
+/**
+ * The worker's claim: only a queued message, or one whose claim lapsed (its worker presumed
+ * dead), moves to `sending`; a scrubbed message (erased recipient) never does.
+ */
+export const claimMessage = (accountId: AccountId, id: string, leaseMs: number) => Prisma.sql`
+  UPDATE transactional_messages
+  SET status = 'sending', claimed_at = now(), attempts = attempts + 1, updated_at = now()
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND to_address IS NOT NULL
+    AND (status = 'queued'
+         OR (status = 'sending' AND claimed_at < now() - make_interval(secs => ${seconds(leaseMs)})))
+  RETURNING id, account_id AS "accountId", recipient_hash AS "recipientHash",
+    to_address AS "toAddress", from_address AS "fromAddress", subject, html, text, attempts`;
+
+export const markSent = (accountId: AccountId, id: string, headerMessageId: string) => Prisma.sql`
+  UPDATE transactional_messages
+  SET status = 'sent', sent_at = now(), updated_at = now(), error = NULL,
+      header_message_id = ${headerMessageId}
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+
+/** Back to the queue after a temporary failure, unless the recipient was erased meanwhile. */
+export const releaseMessage = (accountId: AccountId, id: string, error: string) => Prisma.sql`
+  UPDATE transactional_messages
+  SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
+      error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END,
+      claimed_at = NULL, updated_at = now()
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND status = 'sending'`;
+
+/** Ends a queued or claimed message as failed. */
+export const markFailed = (accountId: AccountId, id: string, error: string) => Prisma.sql`
+  UPDATE transactional_messages
+  SET status = 'failed', updated_at = now(),
+      error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+    AND status IN ('queued', 'sending')`;
+
+/** Across accounts (the sweep): claims older than the lease go back to the queue. */
+export const requeueLapsedClaims = (leaseMs: number) => Prisma.sql`
+  UPDATE transactional_messages
+  SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
+      error = CASE WHEN scrubbed_at IS NULL THEN error ELSE ${ERASED} END,
+      claimed_at = NULL, updated_at = now()
+  WHERE status = 'sending' AND claimed_at < now() - make_interval(secs => ${seconds(leaseMs)})`;
+
+/** Across accounts (the sweep): queued messages that have waited long enough to have lost their job. */
+export const strandedMessages = (olderThanMs: number, limit: number) => Prisma.sql`
+  SELECT account_id AS "accountId", id FROM transactional_messages
+  WHERE status = 'queued' AND to_address IS NOT NULL
+    AND updated_at < now() - make_interval(secs => ${seconds(olderThanMs)})
+  ORDER BY updated_at LIMIT ${limit}`;
+
+/**
+ * Erasure: every personal column of the messages to this recipient goes, and a message not
+ * yet sent will not be.
+ */
+export const scrubRecipient = (accountId: AccountId, recipientHash: string) => Prisma.sql`
+  UPDATE transactional_messages
+  SET to_address = NULL, subject = NULL, html = NULL, text = NULL, scrubbed_at = now(),
+      updated_at = now(),
+      error = CASE WHEN status = 'queued' THEN ${ERASED} END,
+      status = CASE WHEN status = 'queued' THEN 'failed' ELSE status END
+  WHERE account_id = ${accountId}::uuid AND recipient_hash = ${recipientHash}`;
+
+// --- idempotency_keys ------------------------------------------------------------------------
+
+/**
+ * Claims a key in one statement: inserts it as `processing` with `token` as the claim, or
+ * takes over a record that expired or whose claim lapsed. Returns the claim now on the key.
+ */
+export const claimKey = (
+  accountId: AccountId,
+  key: string,
+  fingerprint: string,
+  token: string,
+  leaseSeconds: number,
+  retentionHours: number,
+) => Prisma.sql`
+  INSERT INTO idempotency_keys AS k
+    (account_id, key, fingerprint, message_id, state, locked_until, expires_at)
+  VALUES (${accountId}::uuid, ${key}, ${fingerprint}, ${token}::uuid, 'processing',
+    now() + make_interval(secs => ${leaseSeconds}),
+    now() + make_interval(hours => ${retentionHours}))
+  ON CONFLICT (account_id, key) DO UPDATE
+    SET fingerprint = EXCLUDED.fingerprint, message_id = EXCLUDED.message_id,
+        state = 'processing', response_status = NULL, response_body = NULL,
+        locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at,
+        created_at = now()
+    WHERE k.expires_at <= now() OR (k.state = 'processing' AND k.locked_until <= now())
+  RETURNING message_id AS "messageId"`;
+
+/** Stores the response, only while the claim is still this request's. */
+export const completeKey = (
+  accountId: AccountId,
+  key: string,
+  token: string,
+  status: number,
+  body: string,
+) => Prisma.sql`
+  UPDATE idempotency_keys
+  SET state = 'completed', response_status = ${status}, response_body = ${body}::jsonb
+  WHERE account_id = ${accountId}::uuid AND key = ${key}
+    AND message_id = ${token}::uuid AND state = 'processing'`;
+
+export const releaseKey = (accountId: AccountId, key: string, token: string) => Prisma.sql`
+  DELETE FROM idempotency_keys
+  WHERE account_id = ${accountId}::uuid AND key = ${key}
+    AND message_id = ${token}::uuid AND state = 'processing'`;
+
+/** Erasure: the keys that created messages to an erased recipient. */
+export const forgetKeysOfRecipient = (accountId: AccountId, recipientHash: string) => Prisma.sql`
+  DELETE FROM idempotency_keys
+  WHERE account_id = ${accountId}::uuid AND message_id IN (
+    SELECT id FROM transactional_messages
+    WHERE account_id = ${accountId}::uuid AND recipient_hash = ${recipientHash})`;
+
+/** Across accounts (the sweep): up to `limit` expired records. */
+export const pruneExpiredKeys = (limit: number) => Prisma.sql`
+  DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
+    SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT ${limit}))`;

@@ -1,0 +1,105 @@
+import { Prisma } from '../../src/generated/prisma/client';
+import { CampaignAudienceSnapshot } from '../../src/campaigns/campaign-audience-snapshot';
+import { CampaignsService } from '../../src/campaigns/campaigns.service';
+import { Tenant } from './factories';
+import { TestContext } from './test-context';
+
+/** One ledger row as a test compares it. */
+export interface LedgerRow {
+  subscriber_id: string;
+  batch: number;
+  status: string;
+  skip_reason: string | null;
+  smtp_code: number | null;
+  attempts: number;
+  claimed: boolean;
+  sent: boolean;
+}
+
+/** The campaign columns a send moves, as a test compares them. */
+export interface CampaignCounters {
+  status: string;
+  recipient_count: number;
+  delivered_count: number;
+  failed_count: number;
+  bounce_count: number;
+  skipped_erased_count: number;
+  skipped_unsubscribed_count: number;
+  skipped_bounced_count: number;
+  open_count: number;
+  click_count: number;
+  fanout_after_id: string | null;
+  fanout_batches: number;
+  fanout_done: boolean;
+}
+
+/**
+ * A draft campaign of the tenant (to everyone, or to a segment), started the way the API
+ * starts it (CampaignsService.send: draft → sending, audited, fan-out job queued; nothing
+ * consumes the queue in a TestContext, so the test runs the fan-out itself).
+ */
+export async function startedCampaign(
+  ctx: TestContext,
+  tenant: Tenant,
+  segmentId?: string,
+): Promise<string> {
+  const campaign = await ctx.make.campaign(tenant.accountId, { segmentId });
+  await ctx.get(CampaignsService).send(tenant.principal, campaign.id);
+  return campaign.id;
+}
+
+/** Runs the fan-out's unit of work until the whole audience is in the ledger. */
+export async function snapshotAll(
+  ctx: TestContext,
+  tenant: Tenant,
+  campaignId: string,
+  { size = 1000, deliverySize = 10, audience = Prisma.sql`TRUE` } = {},
+): Promise<number[]> {
+  const batches: number[] = [];
+  for (;;) {
+    const result = await ctx
+      .get(CampaignAudienceSnapshot)
+      .snapshotBatch(tenant.accountId, campaignId, audience, size, deliverySize);
+    batches.push(...result.batches);
+    if (result.done) return batches;
+  }
+}
+
+export async function ledgerRows(ctx: TestContext, campaignId: string): Promise<LedgerRow[]> {
+  return ctx.prisma.$queryRaw<LedgerRow[]>`
+    SELECT subscriber_id::text, batch, status::text, skip_reason::text, smtp_code, attempts,
+           claimed_at IS NOT NULL AS claimed, sent_at IS NOT NULL AS sent
+      FROM campaign_recipients WHERE campaign_id = ${campaignId}::uuid
+     ORDER BY subscriber_id`;
+}
+
+export async function counters(ctx: TestContext, campaignId: string): Promise<CampaignCounters> {
+  const [row] = await ctx.prisma.$queryRaw<CampaignCounters[]>`
+    SELECT status::text, recipient_count, delivered_count, failed_count, bounce_count,
+           skipped_erased_count, skipped_unsubscribed_count, skipped_bounced_count,
+           open_count, click_count, fanout_after_id::text, fanout_batches,
+           fanout_done_at IS NOT NULL AS fanout_done
+      FROM campaigns WHERE id = ${campaignId}::uuid`;
+  return row;
+}
+
+/** The statistics columns of subscribers, by id. */
+export async function statistics(ctx: TestContext, ids: string[]) {
+  const rows = await ctx.prisma.subscriber.findMany({
+    where: { id: { in: ids } },
+    select: {
+      id: true,
+      status: true,
+      statSent: true,
+      statDelivered: true,
+      statHardBounces: true,
+      statSoftBounces: true,
+      statOpens: true,
+      statClicks: true,
+      lastSentAt: true,
+      lastOpenAt: true,
+      lastClickAt: true,
+    },
+  });
+  return new Map(rows.map((row) => [row.id, row]));
+}
