@@ -8,6 +8,7 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { SenderDomainsModule, SenderDomainsWorkersModule } from './domains/sender-domains.module';
 import { ErasureModule } from './erasure/erasure.module';
+import { InboundMailModule } from './inbound/inbound-mail.module';
 import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
@@ -17,10 +18,13 @@ import { QueueModule } from './platform/queue/queue.module';
 import { ApiExceptionFilter } from './platform/errors/api-exception.filter';
 import { RequestValidationPipe } from './platform/errors/validation.pipe';
 import { HealthModule } from './platform/health/health.controller';
+import { OptOutModule } from './opt-out/opt-out.module';
+import { ProviderWebhooksModule } from './provider-webhooks/provider-webhooks.module';
 import { PaginationModule } from './platform/pagination/pagination.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { SegmentsModule } from './segments/segments.module';
 import { SubscribersModule } from './subscribers/subscribers.module';
+import { SuppressionModule } from './suppression/suppression.module';
 import { TemplatesModule } from './templates/templates.module';
 import {
   TransactionalModule,
@@ -55,11 +59,16 @@ export class AppModule {
   }
 
   /**
-   * The BullMQ processors. Only these modules start workers, so a process that should not
-   * consume jobs (`--api-only`) simply leaves them out.
+   * The BullMQ processors and the inbound SMTP port. Only these modules start workers, so a
+   * process that should not consume jobs or take mail (`--api-only`, the CLI) leaves them out.
    */
   private static workers(): NonNullable<ModuleMetadata['imports']> {
-    return [CampaignWorkersModule, TransactionalWorkerModule, SenderDomainsWorkersModule];
+    return [
+      CampaignWorkersModule,
+      TransactionalWorkerModule,
+      SenderDomainsWorkersModule,
+      InboundMailModule,
+    ];
   }
 
   /** The HTTP API; with `workers` (the default, `npm start`) it also runs the processors. */
@@ -73,11 +82,14 @@ export class AppModule {
         ApiAuthModule,
         SubscribersModule,
         ErasureModule,
+        SuppressionModule,
         SegmentsModule,
         TemplatesModule,
         CampaignsModule,
         TransactionalModule,
         SenderDomainsModule,
+        ProviderWebhooksModule,
+        OptOutModule,
         DashboardModule,
       ],
       providers: [

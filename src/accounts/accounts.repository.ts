@@ -47,4 +47,16 @@ export class AccountsRepository {
     });
     return account.name;
   }
+
+  /** The settings people see and edit, and the footer and subscription pages show. */
+  settings(accountId: AccountId): Promise<{ name: string; postalAddress: string | null } | null> {
+    return this.prisma.account.findUnique({
+      where: { id: accountId },
+      select: { name: true, postalAddress: true },
+    });
+  }
+
+  async updatePostalAddress(accountId: AccountId, postalAddress: string | null): Promise<void> {
+    await this.prisma.account.update({ where: { id: accountId }, data: { postalAddress } });
+  }
 }

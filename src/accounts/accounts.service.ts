@@ -1,14 +1,20 @@
 import { Injectable } from '@nestjs/common';
+import { AuditLog } from '../audit/audit-log';
+import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
+import { NotFoundError } from '../platform/errors/api-errors';
 import { AccountsRepository } from './accounts.repository';
 
 export class AccountCreationError extends Error {}
 
 @Injectable()
 export class AccountsService {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly audit: AuditLog,
+  ) {}
 
   /** A new account (operator CLI). */
   create(name: string): Promise<{ id: AccountId; name: string }> {
@@ -48,4 +54,27 @@ export class AccountsService {
   name(accountId: AccountId): Promise<string> {
     return this.accounts.name(accountId);
   }
+
+  /** The account's settings; the account exists whenever a caller or a message names it. */
+  async settings(accountId: AccountId): Promise<AccountSettings> {
+    const row = await this.accounts.settings(accountId);
+    if (!row) throw new NotFoundError('account');
+    return { name: row.name, postal_address: row.postalAddress };
+  }
+
+  /**
+   * The postal address printed in the footer of campaign mail (anti-spam laws ask for one).
+   * Blank clears it. Audited, as a change to what every recipient sees.
+   */
+  async updatePostalAddress(caller: Principal, postalAddress: string): Promise<AccountSettings> {
+    const trimmed = postalAddress.trim();
+    await this.accounts.updatePostalAddress(caller.accountId, trimmed === '' ? null : trimmed);
+    await this.audit.recordBy(caller, { action: 'account.postal_address_updated', metadata: {} });
+    return this.settings(caller.accountId);
+  }
+}
+
+export interface AccountSettings {
+  name: string;
+  postal_address: string | null;
 }

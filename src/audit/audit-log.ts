@@ -33,7 +33,12 @@ export type AuditAction =
   | 'sender_domain.failed'
   | 'sender_domain.pending'
   | 'sender_domain.rotation_started'
-  | 'sender_domain.key_rotated';
+  | 'sender_domain.key_rotated'
+  | 'suppression.added'
+  | 'suppression.removed'
+  /** A suppression entry's removal put a subscriber back to `subscribed`. */
+  | 'subscriber.resubscribed'
+  | 'account.postal_address_updated';
 
 export interface AuditEntry {
   action: AuditAction;

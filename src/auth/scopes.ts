@@ -33,6 +33,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'POST /v1/subscribers': 'subscribers:write',
   'PATCH /v1/subscribers/:id': 'subscribers:write',
   'POST /v1/erasures': 'subscribers:write',
+  'GET /v1/suppressions': 'subscribers:read',
+  'POST /v1/suppressions': 'subscribers:write',
+  'DELETE /v1/suppressions/:email': 'subscribers:write',
 
   'GET /v1/segments': 'segments:read',
   'GET /v1/segments/:id': 'segments:read',

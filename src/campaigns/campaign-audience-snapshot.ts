@@ -81,6 +81,8 @@ export class CampaignAudienceSnapshot {
           pending: batch.pending,
           unsubscribed: batch.unsubscribed,
           bounced: batch.bounced,
+          complained: batch.complained,
+          suppressed: batch.suppressed,
           erased,
         },
         tx,

@@ -1,9 +1,11 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
+import { AccountsService } from '../accounts/accounts.service';
 import { SenderDomainsService } from '../domains/sender-domains.service';
-import { envelopeSenderFor, SenderIdentity } from '../domains/sender-identity';
+import { SenderIdentity } from '../domains/sender-identity';
 import { Campaign, Subscriber } from '../generated/prisma/client';
+import { FooterSender, withOptOut } from '../opt-out/opt-out-footer';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
@@ -20,14 +22,24 @@ import {
   RECORD_DELAY_MS,
 } from '../platform/settings';
 import { SubscribersService } from '../subscribers/subscribers.service';
-import { CompiledMessage, compileMessage, unrenderable } from '../templates/template-renderer';
+import { SuppressionList } from '../suppression/suppression-list';
+import {
+  CompiledMessage,
+  compileMessage,
+  textFromHtml,
+  unrenderable,
+} from '../templates/template-renderer';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { skipReasonOf } from './mailability';
 import { CampaignMessageBuilder } from './campaign-message';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { DeliveryJob } from './campaign-send-queue';
 import { CampaignsRepository } from './campaigns.repository';
 import { OutcomeRecorder } from './outcome-recorder';
-import { NOT_MAILABLE, Outcome } from './recipient-outcome';
+import { Outcome } from './recipient-outcome';
+
+/** A claimed recipient's row, and whether the address is suppressed right now. */
+type RecipientRow = Subscriber & { suppressed: boolean };
 
 /**
  * Delivers one batch of a campaign: claims pending ledger rows a chunk at a time (pending →
@@ -54,6 +66,8 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly messages: CampaignMessageBuilder,
     private readonly transport: MailTransport,
     private readonly senderDomains: SenderDomainsService,
+    private readonly accounts: AccountsService,
+    private readonly suppressions: SuppressionList,
   ) {
     super();
   }
@@ -67,16 +81,23 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     if (released > 0) {
       this.logger.warn(`campaign ${campaignId} batch ${batch}: resending ${released} unconfirmed`);
     }
-    // A template that no longer compiles fails each message with the reason (logged), not the
-    // job: retrying it would not help, and would leave the campaign sending.
-    const compiled = await compileMessage({
-      subject: campaign.subject,
-      html: campaign.html,
-      text: campaign.text,
-    }).catch((error: unknown) => {
+    // HTML-only content gets a text part, converted once per job from the template itself
+    // (merge fields survive the conversion), not once per recipient; each part without an
+    // unsubscribe link of its own gets the footer. A template that no longer compiles fails
+    // each message with the reason (logged), not the job: retrying it would not help, and
+    // would leave the campaign sending.
+    const compiled = await compileMessage(
+      withOptOut({
+        subject: campaign.subject,
+        html: campaign.html,
+        text: campaign.text ?? (campaign.html === null ? null : await textFromHtml(campaign.html)),
+      }),
+    ).catch((error: unknown) => {
       if (!(error instanceof ValidationFailedError)) throw error;
       return unrenderable(error);
     });
+    const settings = await this.accounts.settings(accountId);
+    const footer: FooterSender = { name: settings.name, postalAddress: settings.postal_address };
     // One From per campaign: its signing key is looked up once per job.
     const sender = await this.senderDomains.signingIdentity(accountId, campaign.fromAddress);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -101,8 +122,9 @@ export class CampaignDeliveryProcessor extends WorkerHost {
           // deliverOne never rejects: every failure is an outcome.
           void this.deliverOne(
             campaign,
-            sender,
             compiled,
+            footer,
+            sender,
             subscriberId,
             subscribers.get(subscriberId),
             lastAttempt,
@@ -134,32 +156,37 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     await this.campaigns.completeIfFinished(accountId, campaignId);
   }
 
+  /** The claimed recipients' rows, each with whether its address is suppressed right now. */
   private async subscribersById(accountId: AccountId, ids: string[]) {
-    if (ids.length === 0) return new Map<string, Subscriber>();
+    if (ids.length === 0) return new Map<string, RecipientRow>();
     const rows = await this.subscribers.findRows(accountId, ids);
-    return new Map(rows.map((row) => [row.id, row]));
+    const suppressed = await this.suppressions.suppressedAmong(
+      accountId,
+      rows.map((row) => row.emailNormalized),
+    );
+    return new Map(
+      rows.map((row) => [row.id, { ...row, suppressed: suppressed.has(row.emailNormalized) }]),
+    );
   }
 
   private async deliverOne(
     campaign: Campaign,
-    sender: SenderIdentity | undefined,
     compiled: CompiledMessage,
+    footer: FooterSender,
+    sender: SenderIdentity | undefined,
     subscriberId: string,
-    subscriber: Subscriber | undefined,
+    subscriber: RecipientRow | undefined,
     lastAttempt: boolean,
   ): Promise<Outcome> {
     // Checked at delivery time, not only at the snapshot: someone erased (their row is gone)
-    // or who unsubscribed or bounced since is skipped silently.
+    // or who unsubscribed, bounced, complained or was suppressed since is skipped silently.
     if (!subscriber) return { subscriberId, kind: 'skipped', reason: 'erased' };
-    if ((NOT_MAILABLE as readonly string[]).includes(subscriber.status)) {
-      return { subscriberId, kind: 'skipped', reason: subscriber.status as 'bounced' };
-    }
+    const skip = skipReasonOf(subscriber.status, subscriber.suppressed);
+    if (skip) return { subscriberId, kind: 'skipped', reason: skip };
     try {
-      await this.transport.send({
-        ...(await this.messages.build(campaign, compiled, subscriber)),
-        dkim: sender?.dkim,
-        envelopeFrom: envelopeSenderFor(sender),
-      });
+      await this.transport.send(
+        await this.messages.build(campaign, compiled, subscriber, footer, sender),
+      );
       return { subscriberId, kind: 'delivered' };
     } catch (error) {
       if (error instanceof MailDeliveryError) {

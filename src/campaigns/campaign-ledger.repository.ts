@@ -16,6 +16,8 @@ export interface SnapshottedBatch {
   pending: number;
   unsubscribed: number;
   bounced: number;
+  complained: number;
+  suppressed: number;
   /** Delivery batches that received at least one pending recipient. */
   batches: number[];
 }
@@ -58,6 +60,8 @@ export class CampaignLedgerRepository {
       pending: row.pending,
       unsubscribed: row.unsubscribed,
       bounced: row.bounced,
+      complained: row.complained,
+      suppressed: row.suppressed,
       batches: row.batches,
     };
   }
@@ -200,5 +204,7 @@ interface SnapshotRow {
   pending: number;
   unsubscribed: number;
   bounced: number;
+  complained: number;
+  suppressed: number;
   batches: number[];
 }

@@ -1,6 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
-import { NOT_MAILABLE } from './recipient-outcome';
+import { SKIP_REASON_SQL, SUPPRESSED_SQL } from './mailability';
 
 // Every statement over campaign_recipients, the send ledger. CampaignLedgerRepository runs
 // them all but the timeline's two reads (CampaignTimelineRepository). The per-chunk ones (claim, outcomes) are pg text for PgPool: Prisma's runtime
@@ -61,20 +61,22 @@ export function snapshotAudience(
 ): Prisma.Sql {
   return Prisma.sql`
     WITH audience AS (
-      SELECT s.id, s.status, row_number() OVER (ORDER BY s.id) - 1 AS n
+      SELECT s.id, s.status, ${Prisma.raw(SUPPRESSED_SQL)} AS suppressed,
+             row_number() OVER (ORDER BY s.id) - 1 AS n
         FROM subscribers s
        WHERE s.account_id = ${accountId}::uuid AND s.id > ${checkpoint.afterId}::uuid AND ${audience}
        ORDER BY s.id
        LIMIT ${size}
+    ), decided AS (
+      SELECT a.id, a.n, ${Prisma.raw(SKIP_REASON_SQL)} AS reason FROM audience a
     ), inserted AS (
       INSERT INTO campaign_recipients
              (campaign_id, subscriber_id, account_id, batch, status, skip_reason)
-      SELECT ${campaignId}::uuid, a.id, ${accountId}::uuid,
-             ${checkpoint.base}::int + (a.n / ${deliverySize}::int)::int,
-             (CASE WHEN a.status = ANY(${NOT_MAILABLE}::text[]) THEN 'skipped' ELSE 'pending' END)
-               ::recipient_status,
-             (CASE WHEN a.status = ANY(${NOT_MAILABLE}::text[]) THEN a.status END)::skip_reason
-        FROM audience a
+      SELECT ${campaignId}::uuid, d.id, ${accountId}::uuid,
+             ${checkpoint.base}::int + (d.n / ${deliverySize}::int)::int,
+             (CASE WHEN d.reason IS NULL THEN 'pending' ELSE 'skipped' END)::recipient_status,
+             d.reason
+        FROM decided d
       ON CONFLICT DO NOTHING
       RETURNING status, skip_reason, batch
     )
@@ -83,6 +85,8 @@ export function snapshotAudience(
            (SELECT count(*) FROM inserted WHERE status = 'pending')::int AS pending,
            (SELECT count(*) FROM inserted WHERE skip_reason = 'unsubscribed')::int AS unsubscribed,
            (SELECT count(*) FROM inserted WHERE skip_reason = 'bounced')::int AS bounced,
+           (SELECT count(*) FROM inserted WHERE skip_reason = 'complained')::int AS complained,
+           (SELECT count(*) FROM inserted WHERE skip_reason = 'suppressed')::int AS suppressed,
            coalesce((SELECT array_agg(DISTINCT batch ORDER BY batch) FROM inserted
                       WHERE status = 'pending'), '{}') AS batches`;
 }

@@ -5,6 +5,9 @@ import { CONFIG } from '../platform/config/config.module';
 import { accountIdOfRow } from '../platform/database/account-id';
 import { OutgoingMessage } from '../platform/mail/mail-transport';
 import { CompiledMessage, subscriberVariables } from '../templates/template-renderer';
+import { SenderIdentity } from '../domains/sender-identity';
+import { VerpAddresses } from '../feedback/verp-address';
+import { FooterSender, senderVariables } from '../opt-out/opt-out-footer';
 import { hasInvalidCharacters } from '../platform/validation/text-integrity';
 import { rewriteLinks } from './click-tracking';
 import { RecipientRef, RecipientTokens } from './recipient-token';
@@ -12,21 +15,26 @@ import { RecipientRef, RecipientTokens } from './recipient-token';
 /**
  * Turns a campaign and one subscriber into the message on the wire: merge
  * fields rendered, links and an open pixel routed through PUBLIC_URL for tracking, and the
- * RFC 2369 / RFC 8058 unsubscribe headers with a signed token (never the address). The
- * Message-ID is derived from campaign and subscriber, so a resend after a crash carries the
- * same id and receivers can recognise it.
+ * RFC 2369 / RFC 8058 unsubscribe headers with a signed token (never the address), and a VERP
+ * return path (at the sender domain's bounce subdomain when it has one), signed with the
+ * sender domain's DKIM key. The Message-ID is derived from campaign and subscriber, so a resend after a
+ * crash carries the same id and receivers can recognise it, and a provider's bounce
+ * notification quoting it leads back to the recipient.
  */
 @Injectable()
 export class CampaignMessageBuilder {
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
     private readonly tokens: RecipientTokens,
+    private readonly verp: VerpAddresses,
   ) {}
 
   async build(
     campaign: Campaign,
     compiled: CompiledMessage,
     subscriber: Subscriber,
+    footer: FooterSender,
+    sender: SenderIdentity | undefined,
   ): Promise<OutgoingMessage> {
     const ref: RecipientRef = {
       accountId: accountIdOfRow(campaign.accountId),
@@ -35,44 +43,54 @@ export class CampaignMessageBuilder {
     };
     const unsubscribeToken = this.tokens.issue('unsubscribe', ref);
     const unsubscribeUrl = `${this.config.publicUrl}/unsubscribe/${unsubscribeToken}`;
+    // The same token: the page where the person manages (ends, or takes up again) this list.
+    const preferencesUrl = `${this.config.publicUrl}/preferences/${unsubscribeToken}`;
     const rendered = await compiled.render({
       ...subscriberVariables(subscriber),
+      ...senderVariables(footer),
       unsubscribe_url: unsubscribeUrl,
+      preferences_url: preferencesUrl,
     });
     const trackToken = this.tokens.issue('track', ref);
+    // Bounce reports come back to the return path, and unsubscribe mail to the mailto
+    // address, each naming this very message through its signed token.
+    const message = {
+      kind: 'campaign',
+      campaignId: campaign.id,
+      subscriberId: subscriber.id,
+    } as const;
     return {
       from: campaign.fromAddress,
       to: subscriber.email,
       subject: rendered.subject,
-      html: rendered.html === null ? null : this.track(rendered.html, trackToken, unsubscribeUrl),
+      html:
+        rendered.html === null
+          ? null
+          : this.track(rendered.html, trackToken, [unsubscribeUrl, preferencesUrl]),
       text: rendered.text,
       headers: {
-        'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${this.unsubscribeMailbox(campaign)}?subject=unsubscribe%20${unsubscribeToken}>`,
+        'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${this.verp.address('unsubscribe', message)}?subject=unsubscribe>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
         'X-Herald-Campaign': campaign.id,
       },
       messageId: `${campaign.id}.${subscriber.id}`,
       storageKey: subscriber.id,
+      dkim: sender?.dkim,
+      envelopeFrom: this.verp.returnPath(message, sender),
     };
   }
 
-  /** Click tracking for every http(s) link but the unsubscribe one, and an open pixel. */
-  private track(html: string, token: string, unsubscribeUrl: string): string {
+  /** Click tracking for every http(s) link but the subscription ones, and an open pixel. */
+  private track(html: string, token: string, untracked: string[]): string {
     const base = this.config.publicUrl;
     const linked = rewriteLinks(html, (target) => {
       // A target that cannot be percent-encoded stays as it is (untracked), not a failed send.
-      if (target === unsubscribeUrl || hasInvalidCharacters(target)) return undefined;
+      if (untracked.includes(target) || hasInvalidCharacters(target)) return undefined;
       const signature = this.tokens.signValue(token, target);
       return `${base}/t/click/${token}?u=${encodeURIComponent(target)}&amp;s=${signature}`;
     });
     const pixel = `<img src="${base}/t/open/${token}" width="1" height="1" alt="" style="display:none">`;
     const close = linked.search(/<\/body>/i);
     return close < 0 ? linked + pixel : linked.slice(0, close) + pixel + linked.slice(close);
-  }
-
-  /** A mailbox at the sender's domain; the operator routes it (Herald acts on the https link). */
-  private unsubscribeMailbox(campaign: Campaign): string {
-    const domain = /@([^\s>@]+)>?\s*$/.exec(campaign.fromAddress)?.[1] ?? 'localhost';
-    return `unsubscribe@${domain}`;
   }
 }

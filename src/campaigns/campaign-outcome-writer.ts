@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { CampaignSend, SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
+import { SuppressionList } from '../suppression/suppression-list';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignsRepository } from './campaigns.repository';
 import type { FinalOutcome, Outcome, SkipReason } from './recipient-outcome';
@@ -19,6 +20,7 @@ export class CampaignOutcomeWriter {
     private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
     private readonly statistics: SubscriberStatistics,
+    private readonly suppressions: SuppressionList,
   ) {}
 
   async record(accountId: AccountId, campaignId: string, outcomes: Outcome[]): Promise<void> {
@@ -51,7 +53,9 @@ export class CampaignOutcomeWriter {
         const hardBounce = o.kind === 'failed' && o.hardBounce;
         sends.push({ subscriberId: o.subscriberId, delivered: o.kind === 'delivered', hardBounce });
       }
-      await this.statistics.recordCampaignSends(accountId, sends, client);
+      const bounced = await this.statistics.recordCampaignSends(accountId, sends, client);
+      // A refusal at SMTP time suppresses the address like a bounce report would.
+      await this.suppressions.suppressMany(client, accountId, bounced, 'hard_bounce');
       await this.campaigns.countOutcomes(
         accountId,
         campaignId,
@@ -62,6 +66,12 @@ export class CampaignOutcomeWriter {
           skippedErased: skipped('erased'),
           skippedUnsubscribed: skipped('unsubscribed'),
           skippedBounced: skipped('bounced'),
+          skippedComplained: skipped('complained'),
+          skippedSuppressed: skipped('suppressed'),
+          // A relay's temporary refusal that outlasted every retry: a soft bounce.
+          softBounces: count(
+            (o) => o.kind === 'failed' && !o.hardBounce && o.smtpCode !== undefined,
+          ),
         },
         client,
       );

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { SegmentsService } from '../segments/segments.service';
-import { NOT_MAILABLE } from './recipient-outcome';
+import { MAILABLE_STATUS } from './mailability';
 import { CampaignTimelineRepository, Timeline } from './campaign-timeline.repository';
 import { CampaignsService } from './campaigns.service';
 
@@ -15,12 +15,12 @@ export class CampaignReportsService {
   ) {}
 
   /**
-   * How many subscribers a send would mail now: the campaign's segment (or everyone) minus
-   * those whose status says not to mail them. The send confirmation names this number.
+   * How many subscribers a send would mail now: the campaign's segment (or everyone), only the
+   * `subscribed` (suppressed addresses aside). The send confirmation names this number.
    */
   async audience(caller: Principal, id: string) {
     const campaign = await this.campaigns.get(caller, id);
-    return this.segments.countAudience(caller, campaign.segment_id, NOT_MAILABLE);
+    return this.segments.countAudience(caller, campaign.segment_id, MAILABLE_STATUS);
   }
 
   /** The campaign's events over time, for its stats chart. */

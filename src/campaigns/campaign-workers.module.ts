@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
+import { VerpModule } from '../feedback/verp.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
 import { CampaignFanoutProcessor } from './campaign-fanout.processor';
@@ -14,7 +16,7 @@ import { RecipientTokens } from './recipient-token';
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
-  imports: [CampaignsCoreModule, MailModule, SenderDomainsCoreModule],
+  imports: [AccountsModule, CampaignsCoreModule, MailModule, SenderDomainsCoreModule, VerpModule],
   providers: [
     CampaignMessageBuilder,
     RecipientTokens,

@@ -51,11 +51,28 @@ export class CampaignStatsResponse {
   @ApiProperty() skipped_erased!: number;
   @ApiProperty() skipped_unsubscribed!: number;
   @ApiProperty() skipped_bounced!: number;
+  @ApiProperty() skipped_complained!: number;
+  @ApiProperty({ description: 'Subscribed, but the address is on the suppression list.' })
+  skipped_suppressed!: number;
   @ApiProperty({ description: 'Recipients who opened (tracking pixel), counted once each.' })
   opens!: number;
   @ApiProperty({ description: 'Recipients who clicked a tracked link, counted once each.' })
   clicks!: number;
-  @ApiProperty({ description: 'Hard bounces (SMTP 5xx) of this campaign.' }) bounces!: number;
+  @ApiProperty({ description: 'Hard bounces: SMTP 5xx at sending, or a bounce report after.' })
+  bounces!: number;
+  @ApiProperty({ description: 'The same as bounces.' }) hard_bounces!: number;
+  @ApiProperty({
+    description: 'Temporary failures that outlasted retries, or soft bounce reports.',
+  })
+  soft_bounces!: number;
+  @ApiProperty({ description: 'Recipients who reported the message as spam.' })
+  complaints!: number;
+  @ApiProperty({ description: 'Recipients who unsubscribed through this message.' })
+  unsubscribes!: number;
+  @ApiProperty({ description: 'bounces / delivered, 0..1 (0 before anything was delivered).' })
+  bounce_rate!: number;
+  @ApiProperty({ description: 'complaints / delivered, 0..1.' }) complaint_rate!: number;
+  @ApiProperty({ description: 'unsubscribes / delivered, 0..1.' }) unsubscribe_rate!: number;
   @ApiProperty({ description: 'Recipients not yet sent (pending or in flight).' })
   outstanding!: number;
   @ApiProperty({ description: '0..100' }) percent!: number;
@@ -68,6 +85,11 @@ function percent(row: Campaign): number {
   const done = row.deliveredCount + row.failedCount;
   if (row.recipientCount === 0) return 0;
   return Math.min(100, Math.floor((done * 1000) / row.recipientCount) / 10);
+}
+
+/** A share of delivered messages, rounded to 4 decimals (0.0012 = 0.12 %). */
+function rate(count: number, delivered: number): number {
+  return delivered === 0 ? 0 : Math.round((count / delivered) * 10_000) / 10_000;
 }
 
 export function presentCampaign(row: Campaign): CampaignResponse {
@@ -86,7 +108,12 @@ export function presentCampaign(row: Campaign): CampaignResponse {
       sent: row.deliveredCount + row.failedCount,
       delivered: row.deliveredCount,
       failed: row.failedCount,
-      skipped: row.skippedErasedCount + row.skippedUnsubscribedCount + row.skippedBouncedCount,
+      skipped:
+        row.skippedErasedCount +
+        row.skippedUnsubscribedCount +
+        row.skippedBouncedCount +
+        row.skippedComplainedCount +
+        row.skippedSuppressedCount,
       percent: percent(row),
     },
     started_at: row.startedAt?.toISOString() ?? null,
@@ -107,9 +134,18 @@ export function presentCampaignStats(row: Campaign, outstanding: number): Campai
     skipped_erased: row.skippedErasedCount,
     skipped_unsubscribed: row.skippedUnsubscribedCount,
     skipped_bounced: row.skippedBouncedCount,
+    skipped_complained: row.skippedComplainedCount,
+    skipped_suppressed: row.skippedSuppressedCount,
     opens: row.openCount,
     clicks: row.clickCount,
     bounces: row.bounceCount,
+    hard_bounces: row.bounceCount,
+    soft_bounces: row.softBounceCount,
+    complaints: row.complaintCount,
+    unsubscribes: row.unsubscribeCount,
+    bounce_rate: rate(row.bounceCount, row.deliveredCount),
+    complaint_rate: rate(row.complaintCount, row.deliveredCount),
+    unsubscribe_rate: rate(row.unsubscribeCount, row.deliveredCount),
     outstanding,
     percent: percent(row),
     started_at: row.startedAt?.toISOString() ?? null,

@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
+import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
+import { CampaignFeedbackCounters } from './campaign-feedback-counters';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { CampaignQueuesModule } from './campaign-send-queue';
@@ -15,14 +17,22 @@ import { CampaignsRepository } from './campaigns.repository';
  * need of other domains comes through those domains' services.
  */
 @Module({
-  imports: [CampaignQueuesModule, ErasureModule, SegmentsModule, SubscribersModule],
+  imports: [
+    CampaignQueuesModule,
+    ErasureModule,
+    SegmentsModule,
+    SubscribersModule,
+    SuppressionCoreModule,
+  ],
   providers: [
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,
     CampaignOutcomeWriter,
+    CampaignFeedbackCounters,
   ],
   exports: [
+    CampaignFeedbackCounters,
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,
@@ -31,6 +41,7 @@ import { CampaignsRepository } from './campaigns.repository';
     ErasureModule,
     SegmentsModule,
     SubscribersModule,
+    SuppressionCoreModule,
   ],
 })
 export class CampaignsCoreModule {}

@@ -12,21 +12,15 @@ import { CampaignsService } from './campaigns.service';
 import { RecipientActivityService } from './recipient-activity.service';
 import { RecipientTokens } from './recipient-token';
 import { TrackingController } from './tracking.controller';
-import { UnsubscribeController } from './unsubscribe.controller';
 
 /**
  * Campaigns on /v1 and /dashboard/api: CRUD, send, stats, the dashboard's audience and
- * timeline; and the public unsubscribe and tracking links. Registers the campaigns' erasure
+ * timeline; and the public tracking links (the unsubscribe links are the opt-out module's). Registers the campaigns' erasure
  * participant.
  */
 @Module({
   imports: [CampaignsCoreModule, MailModule, TemplatesModule, SenderDomainsCoreModule],
-  controllers: [
-    CampaignsController,
-    CampaignsDashboardController,
-    UnsubscribeController,
-    TrackingController,
-  ],
+  controllers: [CampaignsController, CampaignsDashboardController, TrackingController],
   providers: [
     CampaignsService,
     CampaignReportsService,

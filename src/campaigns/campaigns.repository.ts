@@ -29,6 +29,10 @@ export interface OutcomeCounts {
   skippedErased: number;
   skippedUnsubscribed: number;
   skippedBounced: number;
+  skippedComplained: number;
+  skippedSuppressed: number;
+  /** Temporary refusals that outlasted every retry. */
+  softBounces: number;
 }
 
 /**
@@ -154,7 +158,12 @@ export class CampaignsRepository {
     counts: OutcomeCounts,
     client: PgClient,
   ): Promise<void> {
-    const skipped = counts.skippedErased + counts.skippedUnsubscribed + counts.skippedBounced;
+    const skipped =
+      counts.skippedErased +
+      counts.skippedUnsubscribed +
+      counts.skippedBounced +
+      counts.skippedComplained +
+      counts.skippedSuppressed;
     await client.query(sql.COUNT_OUTCOMES, [
       id,
       accountId,
@@ -165,6 +174,9 @@ export class CampaignsRepository {
       counts.skippedErased,
       counts.skippedUnsubscribed,
       counts.skippedBounced,
+      counts.skippedComplained,
+      counts.skippedSuppressed,
+      counts.softBounces,
     ]);
   }
 
@@ -192,6 +204,16 @@ export class CampaignsRepository {
     tx: Db,
   ): Promise<void> {
     await tx.$executeRaw(sql.countFirstActivity(kind, accountId, id));
+  }
+
+  /** A bounce, complaint or unsubscribe reported after the send, inside the report's write. */
+  async countFeedback(
+    accountId: AccountId,
+    id: string,
+    kind: sql.FeedbackKind,
+    tx: Db,
+  ): Promise<void> {
+    await tx.$executeRaw(sql.countFeedback(accountId, id, kind));
   }
 }
 

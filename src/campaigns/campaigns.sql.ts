@@ -55,6 +55,8 @@ export interface FanoutAdvance {
   pending: number;
   unsubscribed: number;
   bounced: number;
+  complained: number;
+  suppressed: number;
   erased: number;
 }
 
@@ -67,6 +69,8 @@ export const advanceFanout = (accountId: AccountId, id: string, a: FanoutAdvance
          recipient_count = recipient_count + ${a.pending},
          skipped_unsubscribed_count = skipped_unsubscribed_count + ${a.unsubscribed},
          skipped_bounced_count = skipped_bounced_count + ${a.bounced},
+         skipped_complained_count = skipped_complained_count + ${a.complained},
+         skipped_suppressed_count = skipped_suppressed_count + ${a.suppressed},
          skipped_erased_count = skipped_erased_count + ${a.erased},
          progress_at = now()
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
@@ -79,8 +83,8 @@ export const LOCK_FOR_OUTCOMES = `SELECT 1 FROM campaigns WHERE id = $1 AND acco
 
 /**
  * Counters after a chunk of outcomes. $1 campaign, $2 account, $3 delivered, $4 failed,
- * $5 hard bounces, $6 skipped (leave `recipients`), $7–$9 skipped as erased, unsubscribed,
- * bounced.
+ * $5 hard bounces, $6 skipped (leave `recipients`), $7–$11 skipped as erased, unsubscribed,
+ * bounced, complained, suppressed, $12 soft bounces.
  */
 export const COUNT_OUTCOMES = `
   UPDATE campaigns
@@ -91,6 +95,9 @@ export const COUNT_OUTCOMES = `
          skipped_erased_count = skipped_erased_count + $7,
          skipped_unsubscribed_count = skipped_unsubscribed_count + $8,
          skipped_bounced_count = skipped_bounced_count + $9,
+         skipped_complained_count = skipped_complained_count + $10,
+         skipped_suppressed_count = skipped_suppressed_count + $11,
+         soft_bounce_count = soft_bounce_count + $12,
          progress_at = now()
    WHERE id = $1 AND account_id = $2`;
 
@@ -121,3 +128,22 @@ export const countFirstActivity = (kind: ActivityKind, accountId: AccountId, id:
   Prisma.sql`
     UPDATE campaigns SET ${ACTIVITY_COUNT[kind]} = ${ACTIVITY_COUNT[kind]} + 1
      WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+
+/** What a delivery report says happened to one campaign message. */
+export type FeedbackKind = 'hard_bounce' | 'soft_bounce' | 'complaint' | 'unsubscribe';
+
+/** Campaign counter per kind: fixed identifiers, never input, so safe to splice. */
+const FEEDBACK_COUNTER: Record<FeedbackKind, Prisma.Sql> = {
+  hard_bounce: Prisma.raw('bounce_count'),
+  soft_bounce: Prisma.raw('soft_bounce_count'),
+  complaint: Prisma.raw('complaint_count'),
+  unsubscribe: Prisma.raw('unsubscribe_count'),
+};
+
+/** One bounce, complaint or unsubscribe reported after the send. */
+export const countFeedback = (accountId: AccountId, id: string, kind: FeedbackKind) => {
+  const column = FEEDBACK_COUNTER[kind];
+  return Prisma.sql`
+    UPDATE campaigns SET ${column} = ${column} + 1
+     WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+};

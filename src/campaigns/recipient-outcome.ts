@@ -1,8 +1,5 @@
 import type { SkipReason } from '../generated/prisma/client';
 
-/** Subscriber statuses a campaign never mails: they are snapshotted as `skipped`. */
-export const NOT_MAILABLE = ['unsubscribed', 'bounced'] as const;
-
 /** Why a ledger row was skipped instead of sent (the skip_reason enum). */
 export type { SkipReason };
 

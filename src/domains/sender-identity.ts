@@ -26,12 +26,3 @@ export function returnPathDomainFor(
 ): string {
   return sender?.returnPathDomain ?? bounceDomain;
 }
-
-/**
- * The envelope sender Herald uses until per-message VERP addresses exist: a fixed mailbox at
- * the sender domain's bounce subdomain; undefined (nodemailer then uses the From address) when
- * the domain has none.
- */
-export function envelopeSenderFor(sender: SenderIdentity | undefined): string | undefined {
-  return sender?.returnPathDomain ? `bounces@${sender.returnPathDomain}` : undefined;
-}

@@ -28,6 +28,15 @@ export class ErasureGuard {
     return this.hasher.hash(`erasure:${accountId}`, normalizeEmail(email));
   }
 
+  /**
+   * Takes the identities' locks inside `tx` (writes that are not refused for an erased
+   * identity, such as removing a suppression entry), so an erasure cannot interleave.
+   */
+  async lock(accountId: AccountId, emails: string[], tx: Db): Promise<void> {
+    const hashes = [...new Set(emails.map((email) => this.emailHash(accountId, email)))];
+    await this.tombstones.lock(accountId, hashes, tx);
+  }
+
   async runNamedWrite<T>(
     caller: Principal,
     emails: string[],

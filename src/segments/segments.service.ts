@@ -87,24 +87,20 @@ export class SegmentsService {
   }
 
   /**
-   * How many subscribers a segment holds (without one: every subscriber), leaving out those
-   * whose status is in `excludedStatuses`; and which segment that was. A segment id that no
+   * How many subscribers a segment holds (without one: every subscriber), counting only those
+   * whose status is `mailableStatus`; and which segment that was. A segment id that no
    * longer exists counts as no segment, as a send would.
    */
   async countAudience(
     caller: Principal,
     segmentId: string | null,
-    excludedStatuses: readonly string[],
+    mailableStatus: string,
   ): Promise<{ count: number; segment: { id: string; name: string } | null }> {
     const segment =
       segmentId && isUuid(segmentId)
         ? await this.segments.findById(caller.accountId, segmentId)
         : null;
-    const eligible = parseSegmentFilter({
-      field: 'status',
-      op: 'not_in',
-      value: [...excludedStatuses],
-    });
+    const eligible = parseSegmentFilter({ field: 'status', op: 'eq', value: mailableStatus });
     const filter: SegmentFilter = segment
       ? { kind: 'and', filters: [parseSegmentFilter(segment.filter), eligible] }
       : eligible;

@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
+import type { FeedbackKind } from '../feedback/feedback-report';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db, PgClient } from '../platform/database/db';
 import type { EngagementKind } from './subscribers.sql';
-import { CampaignSend, SubscriberStatisticsRepository } from './subscriber-statistics.repository';
+import {
+  CampaignSend,
+  FeedbackEffect,
+  SubscriberStatisticsRepository,
+} from './subscriber-statistics.repository';
 
-export type { CampaignSend } from './subscriber-statistics.repository';
+export type { CampaignSend, FeedbackEffect } from './subscriber-statistics.repository';
 
 /**
  * How other modules count what happened to mail sent to subscribers: campaign sends, the
@@ -15,7 +20,10 @@ export type { CampaignSend } from './subscriber-statistics.repository';
 export class SubscriberStatistics {
   constructor(private readonly statistics: SubscriberStatisticsRepository) {}
 
-  /** Campaign outcomes written to the ledger in `client`'s transaction (the send hot path). */
+  /**
+   * Campaign outcomes written to the ledger in `client`'s transaction (the send hot path).
+   * Returns the addresses to suppress (a hard bounce, or too many soft ones in a row).
+   */
   recordCampaignSends(accountId: AccountId, sends: CampaignSend[], client: PgClient) {
     return this.statistics.countCampaignSends(accountId, sends, client);
   }
@@ -23,22 +31,35 @@ export class SubscriberStatistics {
   /**
    * A transactional message ended: delivered, or refused by the relay (`bounce`). Counted
    * like a campaign send when the address belongs to a subscriber of the account; a hard
-   * bounce marks that subscriber `bounced`, so campaigns stop mailing the address.
+   * bounce, or the SOFT_BOUNCE_LIMIT-th soft one in a row, marks that subscriber `bounced`,
+   * so campaigns stop mailing the address. True when that soft-bounce limit was reached.
    */
-  recordTransactional(
+  async recordTransactional(
     accountId: AccountId,
     emailNormalized: string,
     outcome: { delivered: true } | { delivered: false; hardBounce: boolean },
     tx: Db,
-  ): Promise<void> {
-    return outcome.delivered
-      ? this.statistics.countTransactionalDelivery(accountId, emailNormalized, tx)
-      : this.statistics.countTransactionalBounce(
-          accountId,
-          emailNormalized,
-          outcome.hardBounce,
-          tx,
-        );
+  ): Promise<boolean> {
+    if (outcome.delivered) {
+      await this.statistics.countTransactionalDelivery(accountId, emailNormalized, tx);
+      return false;
+    }
+    return this.statistics.countTransactionalBounce(
+      accountId,
+      emailNormalized,
+      outcome.hardBounce,
+      tx,
+    );
+  }
+
+  /** A bounce, complaint or unsubscribe report about a message to this subscriber. */
+  applyFeedback(
+    accountId: AccountId,
+    id: string,
+    kind: FeedbackKind,
+    tx: Db,
+  ): Promise<FeedbackEffect | undefined> {
+    return this.statistics.applyFeedback(accountId, id, kind, tx);
   }
 
   /** An open or a click; false when the subscriber no longer exists. */

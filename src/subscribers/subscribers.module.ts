@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
+import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { SubscriberErasure } from './subscriber-erasure';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SubscriberStatisticsRepository } from './subscriber-statistics.repository';
@@ -10,7 +11,7 @@ import { SubscribersRepository } from './subscribers.repository';
 import { SubscribersService } from './subscribers.service';
 
 @Module({
-  imports: [ErasureModule],
+  imports: [ErasureModule, SuppressionCoreModule],
   controllers: [SubscribersController, SubscribersDashboardController],
   providers: [
     SubscribersRepository,

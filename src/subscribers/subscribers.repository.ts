@@ -107,6 +107,23 @@ export class SubscribersRepository {
     return found?.id;
   }
 
+  /**
+   * A suppression entry was removed: the subscriber with that address goes back to
+   * `subscribed` if its status is still the one the entry caused (`fromStatus`), and its
+   * soft-bounce streak starts over. Returns whether the status changed.
+   */
+  async reactivate(
+    accountId: AccountId,
+    emailNormalized: string,
+    fromStatus: string | undefined,
+    db: Db,
+  ): Promise<boolean> {
+    const rows = await db.$queryRaw<{ reactivated: boolean }[]>(
+      sql.reactivate(accountId, emailNormalized, fromStatus),
+    );
+    return rows[0]?.reactivated ?? false;
+  }
+
   /** Erasure removes the row itself, last, inside the erasing transaction. */
   async delete(accountId: AccountId, id: string, tx: Db): Promise<void> {
     await tx.subscriber.deleteMany({ where: { accountId, id } });

@@ -18,6 +18,9 @@ import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
 import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
+import { SuppressionList } from '../suppression/suppression-list';
+import type { FeedbackKind } from '../feedback/feedback-report';
+import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
 import { SubscribersRepository } from './subscribers.repository';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
@@ -37,6 +40,8 @@ export class SubscribersService {
     private readonly subscribers: SubscribersRepository,
     private readonly erasureGuard: ErasureGuard,
     private readonly erasure: ErasureService,
+    private readonly suppressions: SuppressionList,
+    private readonly statistics: SubscriberStatistics,
     private readonly paginator: Paginator,
     private readonly searches: SubscriberSearchRepository,
   ) {}
@@ -114,6 +119,16 @@ export class SubscribersService {
         ) {
           throw emailTaken();
         }
+        // Back to `subscribed` is not a PATCH away while the address is suppressed: removing
+        // the suppression entry is the one, audited, way to reactivate it.
+        if (body.status === 'subscribed' && current.status !== 'subscribed') {
+          await this.suppressions.assertNotSuppressed(
+            accountId,
+            body.email ?? current.email,
+            'status',
+            tx,
+          );
+        }
         const row = await this.subscribers.update(accountId, id, columns, tx);
         // Gone between the read and the lock: only an erasure deletes subscribers.
         if (!row) throw new EmailErasedError();
@@ -150,5 +165,25 @@ export class SubscribersService {
   /** An unsubscribe link was followed: idempotent, a no-op for someone erased meanwhile. */
   unsubscribe(accountId: AccountId, id: string): Promise<void> {
     return this.subscribers.unsubscribe(accountId, id);
+  }
+
+  /** See SubscribersRepository.reactivate: the suppression list's way back. */
+  reactivate(
+    accountId: AccountId,
+    emailNormalized: string,
+    fromStatus: string | undefined,
+    tx: Db,
+  ): Promise<boolean> {
+    return this.subscribers.reactivate(accountId, emailNormalized, fromStatus, tx);
+  }
+
+  /** A bounce, complaint or unsubscribe report about a message to this subscriber. */
+  applyFeedback(
+    accountId: AccountId,
+    id: string,
+    kind: FeedbackKind,
+    tx: Db,
+  ): Promise<FeedbackEffect | undefined> {
+    return this.statistics.applyFeedback(accountId, id, kind, tx);
   }
 }

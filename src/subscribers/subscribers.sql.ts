@@ -1,5 +1,7 @@
 import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
+import type { FeedbackKind } from '../feedback/feedback-report';
+import { SOFT_BOUNCE_LIMIT } from '../suppression/suppression-reason';
 
 // Every raw statement over the subscribers table. Only the subscribers module's repositories
 // run them: SubscribersRepository (rows and profiles) and SubscriberStatisticsRepository
@@ -67,10 +69,11 @@ export const unsubscribe = (accountId: AccountId, id: string) => Prisma.sql`
 
 /**
  * One UPDATE for a whole chunk of campaign recipients: sent, delivered, bounces,
- * last_sent_at; a hard bounce also marks the subscriber bounced. The locking subquery takes
- * the row locks in id order before anything changes, so concurrent campaigns cannot deadlock
- * on them. $1 account, then parallel arrays sorted by id: $2 ids, $3 delivered (0/1),
- * $4 hard bounce (0/1), $5 soft bounce (0/1).
+ * last_sent_at. A hard bounce, or the SOFT_BOUNCE_LIMIT-th soft bounce in a row, marks a
+ * subscribed person bounced and returns their address for the suppression list. The locking
+ * subquery takes the row locks in id order before anything changes, so concurrent campaigns
+ * cannot deadlock on them. $1 account, then parallel arrays sorted by id: $2 ids,
+ * $3 delivered (0/1), $4 hard bounce (0/1), $5 soft bounce (0/1).
  */
 export const COUNT_CAMPAIGN_SENDS = `
   UPDATE subscribers s
@@ -78,12 +81,17 @@ export const COUNT_CAMPAIGN_SENDS = `
          stat_delivered = s.stat_delivered + v.delivered,
          stat_hard_bounces = s.stat_hard_bounces + v.hard,
          stat_soft_bounces = s.stat_soft_bounces + v.soft,
-         status = CASE WHEN v.hard = 1 THEN 'bounced' ELSE s.status END,
+         soft_bounce_streak = s.soft_bounce_streak + v.soft,
+         status = CASE WHEN s.status = 'subscribed'
+                        AND (v.hard = 1 OR (v.soft = 1 AND s.soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT}))
+                       THEN 'bounced' ELSE s.status END,
          last_sent_at = now()
     FROM (SELECT id FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])
            ORDER BY id FOR UPDATE) locked,
          unnest($2::uuid[], $3::int[], $4::int[], $5::int[]) AS v(id, delivered, hard, soft)
-   WHERE s.id = locked.id AND s.id = v.id`;
+   WHERE s.id = locked.id AND s.id = v.id
+  RETURNING s.email_normalized,
+            (v.hard = 1 OR (v.soft = 1 AND s.soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT})) AS suppress`;
 
 /** A transactional message to this address was delivered. */
 export const countTransactionalDelivery = (accountId: AccountId, emailNormalized: string) =>
@@ -92,7 +100,11 @@ export const countTransactionalDelivery = (accountId: AccountId, emailNormalized
        SET stat_sent = stat_sent + 1, stat_delivered = stat_delivered + 1, last_sent_at = now()
      WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}`;
 
-/** The relay refused a transactional message to this address: a hard (5xx) or soft bounce. */
+/**
+ * The relay refused a transactional message to this address: a hard (5xx) or soft bounce. A
+ * hard bounce, or the SOFT_BOUNCE_LIMIT-th soft one in a row, marks a subscribed recipient
+ * `bounced`; returns whether the soft-bounce streak reached the limit.
+ */
 export const countTransactionalBounce = (
   accountId: AccountId,
   emailNormalized: string,
@@ -103,8 +115,13 @@ export const countTransactionalBounce = (
     UPDATE subscribers
        SET stat_sent = stat_sent + 1, stat_hard_bounces = stat_hard_bounces + ${h},
            stat_soft_bounces = stat_soft_bounces + ${1 - h},
-           status = CASE WHEN ${h} = 1 THEN 'bounced' ELSE status END, last_sent_at = now()
-     WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}`;
+           soft_bounce_streak = soft_bounce_streak + ${1 - h},
+           status = CASE WHEN status = 'subscribed'
+                          AND (${h} = 1 OR soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT})
+                         THEN 'bounced' ELSE status END,
+           last_sent_at = now()
+     WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}
+    RETURNING soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT} AS suppress`;
 };
 
 /** Subscriber columns counting each open or click, and remembering the latest. */
@@ -115,10 +132,53 @@ const ENGAGEMENT: Record<EngagementKind, { count: Prisma.Sql; last: Prisma.Sql }
   click: { count: Prisma.raw('stat_clicks'), last: Prisma.raw('last_click_at') },
 };
 
-/** Counts one open or click (every event, not only the first). */
+/**
+ * Counts one open or click (every event, not only the first). It proves the mailbox works,
+ * so soft bounces start counting anew.
+ */
 export const countEngagement = (kind: EngagementKind, accountId: AccountId, id: string) => {
   const { count, last } = ENGAGEMENT[kind];
   return Prisma.sql`
-    UPDATE subscribers SET ${count} = ${count} + 1, ${last} = now()
+    UPDATE subscribers SET ${count} = ${count} + 1, ${last} = now(), soft_bounce_streak = 0
      WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
 };
+
+/**
+ * A suppression entry was removed: the subscriber with that address goes back to
+ * `subscribed` if its status is still the one the entry caused (`fromStatus`), and its
+ * soft-bounce streak starts over. Returns whether the status changed.
+ */
+export const reactivate = (
+  accountId: AccountId,
+  emailNormalized: string,
+  fromStatus: string | undefined,
+) => Prisma.sql`
+  UPDATE subscribers s
+     SET status = CASE WHEN s.status = ${fromStatus ?? null} THEN 'subscribed' ELSE s.status END,
+         soft_bounce_streak = 0, updated_at = now()
+    FROM (SELECT id, status FROM subscribers
+           WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}
+             FOR UPDATE) before
+   WHERE s.id = before.id
+  RETURNING before.status = ${fromStatus ?? null} AS reactivated`;
+
+/**
+ * What a feedback report does to a subscriber: statistics, and the status Herald sets (only
+ * ever away from `subscribed`; a complaint also overrides `unsubscribed`). Returns the streak
+ * and address, so the caller decides on suppression.
+ */
+export const applyFeedback = (accountId: AccountId, id: string, kind: FeedbackKind) => Prisma.sql`
+  UPDATE subscribers
+     SET stat_hard_bounces = stat_hard_bounces + ${kind === 'hard_bounce' ? 1 : 0},
+         stat_soft_bounces = stat_soft_bounces + ${kind === 'soft_bounce' ? 1 : 0},
+         soft_bounce_streak = soft_bounce_streak + ${kind === 'soft_bounce' ? 1 : 0},
+         status = CASE
+           WHEN ${kind} = 'hard_bounce' AND status = 'subscribed' THEN 'bounced'
+           WHEN ${kind} = 'soft_bounce' AND status = 'subscribed'
+                AND soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT} THEN 'bounced'
+           WHEN ${kind} = 'complaint' AND status IN ('subscribed', 'unsubscribed') THEN 'complained'
+           WHEN ${kind} = 'unsubscribe' AND status = 'subscribed' THEN 'unsubscribed'
+           ELSE status END,
+         updated_at = now()
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+  RETURNING soft_bounce_streak AS streak, email_normalized`;

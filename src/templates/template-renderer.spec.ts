@@ -65,6 +65,7 @@ function subscriber(overrides: Partial<Subscriber> = {}): Subscriber {
     lastSentAt: null,
     lastOpenAt: null,
     lastClickAt: null,
+    softBounceStreak: 0,
     createdAt: at,
     updatedAt: at,
     ...overrides,

@@ -25,6 +25,8 @@ const COMPILE_TIMEOUT_MS = 10_000;
  * 5 s a database transaction may last, since a transactional send renders inside one.
  */
 const RENDER_TIMEOUT_MS = 2000;
+/** Converting an HTML part to text (at most 512 KiB of it). */
+const TEXT_TIMEOUT_MS = 10_000;
 
 type FieldName = keyof MessageContent;
 const FIELDS: FieldName[] = ['subject', 'html', 'text'];
@@ -94,6 +96,22 @@ async function compileFields(fields: (Field | null)[], affinity: string): Promis
     fields.map((field) => (field ? compileField(field, affinity) : Promise.resolve(null))),
   );
   return problems.filter((problem): problem is ErrorDetail => problem !== null);
+}
+
+/**
+ * The text part of an HTML-only message, converted on a template worker (see
+ * convertHtmlToText). Null when the conversion fails or takes too long: the message then
+ * goes without one rather than not at all.
+ */
+export async function textFromHtml(html: string): Promise<string | null> {
+  const affinity = createHash('sha256').update(html).digest('base64url');
+  try {
+    const reply = await workers().run({ kind: 'text', html }, TEXT_TIMEOUT_MS, affinity);
+    return reply.ok ? reply.outputs[0] : null;
+  } catch (error) {
+    if (error instanceof TemplateWorkerError) return null;
+    throw error;
+  }
 }
 
 /** Shuts the template workers down (they restart on the next use). */

@@ -15,7 +15,9 @@ export type WorkerTask =
       /** Subject, html, text; null where the message has none. */
       fields: (FieldRef | null)[];
       variables: Record<string, unknown>;
-    };
+    }
+  /** The text part of an HTML-only message (html-to-text). */
+  | { kind: 'text'; html: string };
 
 export type WorkerRequest = WorkerTask & { id: number };
 

@@ -1,10 +1,11 @@
 import { parentPort } from 'node:worker_threads';
+import { convertHtmlToText } from '../platform/mail/text-part';
 import { compileSource, RenderFn } from './handlebars-source';
 import { FieldRef, WorkerReply, WorkerRequest } from './template-worker-protocol';
 
 /**
- * The inside of a template worker thread: compiles fields and renders messages, so that
- * neither ever runs on a thread that answers requests. The pool (template-pool.ts) bounds
+ * The inside of a template worker thread: compiles fields, renders messages and converts
+ * HTML to a text part, so that none of it ever runs on a thread that answers requests. The pool (template-pool.ts) bounds
  * each task's time and the thread's memory; here, the compiled fields are kept, least
  * recently used first out, and a rendered field larger than RENDERED_LIMIT is an error.
  */
@@ -36,6 +37,13 @@ function compiledField(field: FieldRef): RenderFn | undefined {
 
 function handle(request: WorkerRequest): WorkerReply {
   const { id } = request;
+  if (request.kind === 'text') {
+    try {
+      return { id, ok: true, outputs: [convertHtmlToText(request.html)] };
+    } catch (error) {
+      return { id, ok: false, error: messageOf(error) };
+    }
+  }
   if (request.kind === 'compile') {
     try {
       compiledField(request.field);

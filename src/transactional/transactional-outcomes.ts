@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../platform/database/prisma.service';
 import { SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
+import { SuppressionList } from '../suppression/suppression-list';
 import {
   ClaimedMessage,
   MessageRef,
@@ -18,6 +19,7 @@ export class TransactionalOutcomes {
     private readonly prisma: PrismaService,
     private readonly messages: TransactionalMessagesRepository,
     private readonly statistics: SubscriberStatistics,
+    private readonly suppressions: SuppressionList,
   ) {}
 
   /** The relay accepted the message: sent, and counted as delivered. */
@@ -36,7 +38,9 @@ export class TransactionalOutcomes {
   /**
    * Ends a message as failed. When the relay refused it (`bounce`), the attempt counts in the
    * recipient's statistics as campaign sends do: sent, and a hard (5xx) or soft bounce; a
-   * hard bounce marks the subscriber `bounced`, so campaigns stop mailing the address.
+   * hard bounce, or the SOFT_BOUNCE_LIMIT-th soft one in a row, marks the subscriber
+   * `bounced` and suppresses the address in the same transaction (a hard bounce suppresses
+   * it even when it is no subscriber's).
    */
   async failed(
     ref: MessageRef,
@@ -46,12 +50,15 @@ export class TransactionalOutcomes {
     await this.prisma.$transaction(async (tx) => {
       const ended = await this.messages.markFailed(ref, error, tx);
       if (!ended || !bounce) return;
-      await this.statistics.recordTransactional(
+      const softLimit = await this.statistics.recordTransactional(
         ref.accountId,
         bounce.emailNormalized,
         { delivered: false, hardBounce: bounce.hard },
         tx,
       );
+      if (bounce.hard || softLimit) {
+        await this.suppressions.suppress(ref.accountId, bounce.emailNormalized, 'hard_bounce', tx);
+      }
     });
   }
 }

@@ -2,12 +2,13 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { SenderDomainsService } from '../domains/sender-domains.service';
-import { envelopeSenderFor } from '../domains/sender-identity';
+import { VerpAddresses } from '../feedback/verp-address';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { parseAccountId } from '../platform/database/account-id';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { TRANSACTIONAL_CLAIM_LEASE_MS, TRANSACTIONAL_CONCURRENCY } from '../platform/settings';
+import { textFromHtml } from '../templates/template-renderer';
 import { recipientStorageKey } from './transactional-erasure.participant';
 import {
   ClaimedMessage,
@@ -33,6 +34,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     private readonly messages: TransactionalMessagesRepository,
     private readonly outcomes: TransactionalOutcomes,
     private readonly mail: MailTransport,
+    private readonly verp: VerpAddresses,
     private readonly senderDomains: SenderDomainsService,
   ) {
     super();
@@ -57,11 +59,16 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
         to,
         subject: message.subject ?? '',
         html: message.html,
-        text: message.text,
+        // Every message has a text part: generated from the HTML when the author gave none.
+        text: message.text ?? (message.html ? await textFromHtml(message.html) : null),
         messageId: message.id,
         storageKey: recipientStorageKey(message.recipientHash),
         dkim: sender?.dkim,
-        envelopeFrom: envelopeSenderFor(sender),
+        // Bounce reports come back here, naming this message by its signed token.
+        envelopeFrom: this.verp.returnPath(
+          { kind: 'transactional', messageId: message.id },
+          sender,
+        ),
       }));
     } catch (error) {
       await this.recordFailure(job, message, error);

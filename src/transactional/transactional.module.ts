@@ -6,6 +6,8 @@ import { MailModule } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { TemplatesModule } from '../templates/templates.module';
+import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { VerpModule } from '../feedback/verp.module';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalContent } from './transactional-content';
 import { TransactionalErasureParticipant } from './transactional-erasure.participant';
@@ -22,7 +24,11 @@ import { TransactionalService } from './transactional.service';
  * template's merge fields) and counted (sends and bounces) through their module's services.
  */
 @Module({
-  imports: [BullModule.registerQueue({ name: QUEUES.transactional }), SubscribersModule],
+  imports: [
+    BullModule.registerQueue({ name: QUEUES.transactional }),
+    SubscribersModule,
+    SuppressionCoreModule,
+  ],
   providers: [
     TransactionalMessagesRepository,
     IdempotencyKeysRepository,
@@ -46,6 +52,7 @@ export class TransactionalCoreModule {}
     ErasureModule,
     TemplatesModule,
     MailModule,
+    SuppressionCoreModule,
     SenderDomainsCoreModule,
   ],
   controllers: [TransactionalController],
@@ -55,7 +62,7 @@ export class TransactionalModule {}
 
 /** The worker side: the send processor and the recovery sweep. */
 @Module({
-  imports: [TransactionalCoreModule, MailModule, SenderDomainsCoreModule],
+  imports: [TransactionalCoreModule, MailModule, SenderDomainsCoreModule, VerpModule],
   providers: [TransactionalSendProcessor, TransactionalSweeper],
 })
 export class TransactionalWorkerModule {}

@@ -10,6 +10,7 @@ import { IdempotencyKeysRepository, StoredResponse } from './idempotency-keys.re
 import { payloadFingerprint } from './idempotency-key';
 import { PreparedContent, TransactionalContent } from './transactional-content';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
+import { SuppressionList } from '../suppression/suppression-list';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { TransactionalQueue } from './transactional-queue';
 import { SendTransactionalDto, TransactionalAcceptedResponse } from './transactional.dto';
@@ -51,6 +52,7 @@ export class TransactionalService {
     private readonly erasureGuard: ErasureGuard,
     private readonly queue: TransactionalQueue,
     private readonly hasher: KeyedHasher,
+    private readonly suppressions: SuppressionList,
     private readonly senderDomains: SenderDomainsService,
     private readonly subscribers: SubscribersService,
   ) {}
@@ -104,6 +106,8 @@ export class TransactionalService {
     };
     try {
       await this.erasureGuard.runNamedWrite(caller, [body.to], ENDPOINT, async (tx) => {
+        // A bounced, complaining or unsubscribed address is not mailed: 422 on `to`.
+        await this.suppressions.assertNotSuppressed(accountId, body.to, 'to', tx);
         await this.store(tx, caller, body, messageId, prepared);
         if (key !== undefined) {
           const done = await this.idempotencyKeys.complete(accountId, key, messageId, response, tx);

@@ -240,8 +240,14 @@ describeWithChromium('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Send…' }).click();
     const confirm = page.getByRole('dialog', { name: /Send “Spring launch”/ });
     await confirm.getByTestId('send-count').getByText('2 subscribers').waitFor();
+    // The account's first send asks for the postal address campaign footers show.
+    const send = confirm.getByRole('button', { name: 'Send to 2' });
+    expect(await send.isDisabled()).toBe(true);
+    await confirm
+      .getByLabel('Your postal address')
+      .fill('Acme Outfitters\n1 Harbour Road\nPortsmouth');
     await screenshot(page, '14-campaign-send-confirm', false);
-    await confirm.getByRole('button', { name: 'Send to 2' }).click();
+    await send.click();
 
     const progress = page.getByRole('progressbar', { name: 'Send progress' });
     await progress.waitFor();
@@ -252,6 +258,10 @@ describeWithChromium('dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Sent', exact: true }).waitFor();
     await page.getByTestId('progress-text').getByText('2 of 2 messages sent').waitFor();
     await page.getByRole('img', { name: /Delivered 2/ }).waitFor();
+    for (const tile of ['Hard bounces', 'Soft bounces', 'Complaints', 'Unsubscribes']) {
+      await page.getByRole('term').filter({ hasText: tile }).waitFor();
+    }
+    await page.getByTestId('feedback-rates').getByText('0% bounced (hard)').waitFor();
     // The bar's last stretch is animated (a CSS transition): shoot once it has come to rest.
     await page.waitForFunction('document.getAnimations().length === 0');
     await screenshot(page, '15-campaign-sent');

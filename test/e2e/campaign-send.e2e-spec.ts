@@ -112,15 +112,18 @@ describe('campaign send over SMTP', () => {
       }
     });
 
-    it('carries Message-ID and the one-click List-Unsubscribe headers, without the address', () => {
+    it('carries Message-ID, the one-click List-Unsubscribe headers and a VERP return path, without the address', () => {
       for (const message of to(domain)) {
         const subscriber = people.find((p) => p.email === message.to[0])!;
         expect(message.headers['message-id']).toBe(`<${campaignId}.${subscriber.id}@acme.test>`);
         expect(message.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
         const header = message.headers['list-unsubscribe'];
         expect(header).toMatch(
-          /^<https:\/\/herald\.test\/unsubscribe\/[\w-]+\.[\w-]+>, <mailto:unsubscribe@acme\.test\?subject=unsubscribe%20[\w.-]+>$/,
+          /^<https:\/\/herald\.test\/unsubscribe\/[\w-]+\.[\w-]+>, <mailto:u-[a-z2-7]{61}@herald\.test\?subject=unsubscribe>$/,
         );
+        // The envelope sender is the message's own VERP address at BOUNCE_DOMAIN (by default
+        // the PUBLIC_URL host), where bounce reports about it will arrive.
+        expect(message.from).toMatch(/^b-[a-z2-7]{61}@herald\.test$/);
         expect(header).not.toContain(subscriber.email);
         expect(header).not.toContain('reader');
       }
@@ -219,6 +222,18 @@ describe('campaign send over SMTP', () => {
         [message.to[0]],
       );
       expect(after.status).toBe('unsubscribed');
+      // Once on the campaign however often it is posted, and on the suppression list.
+      await request(api.server).post(url).type('form').send('List-Unsubscribe=One-Click');
+      const stats = await request(api.server)
+        .get(`/v1/campaigns/${campaignId}/stats`)
+        .set('Authorization', tenant.auth)
+        .expect(200);
+      expect(stats.body.unsubscribes).toBe(1);
+      const [entry] = await env.sql<{ reason: string }>(
+        `SELECT reason FROM suppressions WHERE email_normalized = $1`,
+        [message.to[0]],
+      );
+      expect(entry).toEqual({ reason: 'unsubscribe' });
       await request(api.server)
         .post(`${url.slice(0, -3)}xyz`)
         .type('form')

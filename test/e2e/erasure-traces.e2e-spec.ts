@@ -62,7 +62,7 @@ describe('erasure leaves no trace in Redis or logs after a failed send', () => {
         else if (type === 'hash') values.push(key, JSON.stringify(await redis.hgetall(key)));
         else if (type === 'list') values.push(key, ...(await redis.lrange(key, 0, -1)));
         else if (type === 'set') values.push(key, ...(await redis.smembers(key)));
-        else if (type === 'zset') values.push(key, ...(await redis.zrange(key, 0, -1)));
+        else if (type === 'zset') values.push(key, ...(await redis.zrange(key, '0', '-1')));
         else if (type === 'stream')
           values.push(key, JSON.stringify(await redis.xrange(key, '-', '+')));
       }

@@ -96,6 +96,8 @@ describe('transactional sends', () => {
     expect(at(to)[0].headers.subject).toBe('Your receipt');
     expect(at(to)[0].headers['message-id']).toBe(`<${accepted.body.id}@acme.test>`);
     expect(at(to)[0].body).toContain('<p>Thanks!</p>');
+    // The envelope sender is a VERP address (BOUNCE_DOMAIN defaults to PUBLIC_URL's host).
+    expect(at(to)[0].from).toMatch(/^b-[a-z2-7]{36}@localhost$/);
   });
 
   it('replays the first response for the same key and payload, and sends once', async () => {
@@ -291,6 +293,11 @@ describe('transactional sends', () => {
       .expect(200);
     expect(after.body.status).toBe('bounced');
     expect(after.body.statistics).toMatchObject({ sent: 1, delivered: 0, hard_bounces: 1 });
+    // …and suppressed: a second message to the address is refused up front.
+    const again = await send(message(to)).expect(422);
+    expect(again.body.error.details).toEqual([
+      expect.objectContaining({ field: 'to', code: 'suppressed' }),
+    ]);
   });
 
   it('retries a temporary refusal with backoff', async () => {
@@ -449,6 +456,7 @@ describe('transactional sends without SMTP_URL (outbox files)', () => {
     expect(folder).not.toContain('kept-on-disk');
     const eml = await readFile(join(env.config.outboxDir, folder!, `${id}.eml`), 'utf8');
     expect(eml).toContain(to);
+    expect(eml).toMatch(/^Return-Path: <b-[a-z2-7]{36}@localhost>\r\n/);
 
     await request(api.server)
       .post('/v1/erasures')

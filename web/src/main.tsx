@@ -8,6 +8,7 @@ import { CampaignDetailPage, CampaignsPage, NewCampaignPage } from './pages/Camp
 import { DomainDetailPage, DomainsPage } from './pages/DomainsPages';
 import { KeysPage } from './pages/KeysPage';
 import { SegmentEditorPage, SegmentsPage } from './pages/SegmentsPages';
+import { SettingsPage } from './pages/SettingsPage';
 import { SubscriberDetailPage } from './pages/SubscriberDetailPage';
 import { SubscribersPage } from './pages/SubscribersPage';
 import { TemplateEditorPage, TemplatesPage } from './pages/TemplatesPages';
@@ -50,6 +51,7 @@ function App() {
         <Route path="/domains/:id" element={<DomainDetailPage />} />
         <Route path="/keys" element={<KeysPage />} />
         <Route path="/audit" element={<AuditPage />} />
+        <Route path="/settings" element={<SettingsPage />} />
         <Route path="*" element={<Navigate to="/campaigns" replace />} />
       </Route>
     </Routes>

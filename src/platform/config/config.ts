@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
 
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
 export interface HeraldConfig {
@@ -17,6 +18,8 @@ export interface HeraldConfig {
   rateLimits: RateLimitConfig;
   /** DKIM signing of every outgoing message, when a key is configured. */
   dkim: DkimConfig | undefined;
+  /** Inbound mail and provider webhooks (deliverability-config.ts). */
+  deliverability: DeliverabilityConfig;
   /** DNS_SERVERS: the resolvers sender-domain checks ask (`ip` or `ip:port`); unset: the system's. */
   dnsServers: string[] | undefined;
   /**
@@ -117,6 +120,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     signup: parseSignup(env.SIGNUP),
     rateLimits: parseRateLimits(env),
     dkim: parseDkim(env),
+    deliverability: parseDeliverability(env),
     dnsServers: parseDnsServers(env.DNS_SERVERS),
     allowUnverifiedFrom: parseFlag(env, 'ALLOW_UNVERIFIED_FROM'),
     bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),

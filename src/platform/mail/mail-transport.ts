@@ -28,7 +28,10 @@ export interface OutgoingMessage {
    * DKIM_* key, which signs only messages that bring none.
    */
   dkim?: { domainName: string; keySelector: string; privateKey: string };
-  /** The envelope sender (MAIL FROM, the Return-Path); the From address when absent. */
+  /**
+   * The envelope sender (MAIL FROM, the Return-Path), where bounce reports go: a VERP address
+   * naming this message. The From address when absent.
+   */
   envelopeFrom?: string;
 }
 
@@ -141,7 +144,17 @@ export class MailTransport implements OnModuleDestroy {
     messageId: string,
     message: OutgoingMessage,
   ): Promise<DeliveryReceipt> {
-    const info = (await this.composer!.sendMail(mail)) as { message: Buffer };
+    const composed = (await this.composer!.sendMail(mail)) as { message: Buffer };
+    // The Return-Path header a receiving server would add: the stored copy shows the
+    // envelope sender a relay would have been given.
+    const info = message.envelopeFrom
+      ? {
+          message: Buffer.concat([
+            Buffer.from(`Return-Path: <${message.envelopeFrom}>\r\n`),
+            composed.message,
+          ]),
+        }
+      : composed;
     const folder = this.storageFolder(message.storageKey);
     const file = join(folder, `${safeName(message.messageId)}.eml`);
     await mkdir(folder, { recursive: true });

@@ -156,9 +156,18 @@ export interface CampaignStats {
   skipped_erased: number;
   skipped_unsubscribed: number;
   skipped_bounced: number;
+  skipped_complained: number;
+  skipped_suppressed: number;
   opens: number;
   clicks: number;
   bounces: number;
+  hard_bounces: number;
+  soft_bounces: number;
+  complaints: number;
+  unsubscribes: number;
+  bounce_rate: number;
+  complaint_rate: number;
+  unsubscribe_rate: number;
   outstanding: number;
   percent: number;
   started_at: string | null;
@@ -171,6 +180,11 @@ export interface Timeline {
   start: string | null;
   bucket_seconds: number;
   buckets: ({ at: string } & Record<TimelineSeries, number>)[];
+}
+
+export interface AccountSettings {
+  name: string;
+  postal_address: string | null;
 }
 
 export type RecordStatus = 'pending' | 'found' | 'missing' | 'mismatch';

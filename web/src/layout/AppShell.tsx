@@ -10,6 +10,7 @@ const NAV = [
   { to: '/domains', label: 'Sender domains' },
   { to: '/keys', label: 'API keys' },
   { to: '/audit', label: 'Audit log' },
+  { to: '/settings', label: 'Settings' },
 ];
 
 export function AppShell() {

@@ -29,6 +29,10 @@ const ACTIONS: Record<string, string> = {
   'template.deleted': 'Deleted a template',
   'segment.created': 'Created a segment',
   'segment.deleted': 'Deleted a segment',
+  'suppression.added': 'Suppressed an address',
+  'suppression.removed': 'Removed an address from the suppression list',
+  'subscriber.resubscribed': 'A subscriber subscribed again',
+  'account.postal_address_updated': 'Changed the postal address',
 };
 
 export function AuditPage() {

@@ -2,11 +2,19 @@ import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, query } from '../api/client';
 import { useApi } from '../api/hooks';
-import type { Campaign, CampaignStats, Page, Segment, Template, Timeline } from '../api/types';
+import type {
+  AccountSettings,
+  Campaign,
+  CampaignStats,
+  Page,
+  Segment,
+  Template,
+  Timeline,
+} from '../api/types';
 import { useSession } from '../session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
-import { TextField } from '../ui/Field';
-import { formatCount, formatDateTime } from '../ui/format';
+import { TextAreaField, TextField } from '../ui/Field';
+import { formatCount, formatDateTime, formatRate } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
@@ -14,6 +22,7 @@ import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
 import { TimelineChart } from '../ui/TimelineChart';
 import { StatusBadge } from './KeysPage';
+import { POSTAL_ADDRESS_HINT } from './SettingsPage';
 
 const POLL_MS = 1000;
 
@@ -214,6 +223,10 @@ export function CampaignDetailPage() {
   const audience = useApi<{ count: number; segment: { name: string } | null }>(
     confirming ? `${path}/audience` : null,
   );
+  // The first send asks for the account's postal address, which campaign footers show.
+  const settings = useApi<AccountSettings>(confirming ? '/account/settings' : null);
+  const [postalAddress, setPostalAddress] = useState('');
+  const needsAddress = settings.data !== undefined && !settings.data.postal_address;
 
   const reloadCampaign = campaign.reload;
   const reloadStats = stats.reload;
@@ -292,11 +305,16 @@ export function CampaignDetailPage() {
                   'Skipped',
                   stats.data.skipped_erased +
                     stats.data.skipped_unsubscribed +
-                    stats.data.skipped_bounced,
+                    stats.data.skipped_bounced +
+                    stats.data.skipped_complained +
+                    stats.data.skipped_suppressed,
                 ],
                 ['Opens', stats.data.opens],
                 ['Clicks', stats.data.clicks],
-                ['Bounces', stats.data.bounces],
+                ['Hard bounces', stats.data.hard_bounces],
+                ['Soft bounces', stats.data.soft_bounces],
+                ['Complaints', stats.data.complaints],
+                ['Unsubscribes', stats.data.unsubscribes],
               ] as const
             ).map(([label, value]) => (
               <div className="tile" key={label}>
@@ -305,9 +323,15 @@ export function CampaignDetailPage() {
               </div>
             ))}
           </dl>
+          <p className="muted small" data-testid="feedback-rates">
+            Of delivered messages: {formatRate(stats.data.bounce_rate)} bounced (hard),{' '}
+            {formatRate(stats.data.complaint_rate)} complained,{' '}
+            {formatRate(stats.data.unsubscribe_rate)} unsubscribed.
+          </p>
           <p className="muted small">
             Skipped: {stats.data.skipped_unsubscribed} unsubscribed, {stats.data.skipped_bounced}{' '}
-            bounced, {stats.data.skipped_erased} erased.
+            bounced, {stats.data.skipped_complained} complained, {stats.data.skipped_suppressed}{' '}
+            suppressed, {stats.data.skipped_erased} erased.
           </p>
         </section>
       )}
@@ -322,9 +346,20 @@ export function CampaignDetailPage() {
         open={confirming}
         title={`Send “${data.name}”?`}
         confirmLabel={audience.data ? `Send to ${formatCount(audience.data.count)}` : 'Send'}
-        ready={audience.data !== undefined}
+        ready={
+          audience.data !== undefined &&
+          settings.data !== undefined &&
+          (!needsAddress || postalAddress.trim() !== '')
+        }
         onClose={() => setConfirming(false)}
         onConfirm={async () => {
+          if (needsAddress) {
+            await api('/account/settings', {
+              method: 'PATCH',
+              body: { postal_address: postalAddress },
+            });
+            settings.reload();
+          }
           await api(`${path}/send`, { method: 'POST' });
           campaign.reload();
         }}
@@ -343,9 +378,21 @@ export function CampaignDetailPage() {
             ) : (
               'on your list'
             )}{' '}
-            now. Unsubscribed and bounced subscribers are left out and erased identities are
-            skipped. A send cannot be stopped or undone.
+            now. Only subscribed addresses that are not on the suppression list receive it; erased
+            identities are skipped. A send cannot be stopped or undone.
           </p>
+        )}
+        {needsAddress && (
+          <TextAreaField
+            label="Your postal address"
+            name="postal_address"
+            rows={3}
+            maxLength={500}
+            required
+            value={postalAddress}
+            onChange={(event) => setPostalAddress(event.target.value)}
+            hint={<>{POSTAL_ADDRESS_HINT} Asked once; change it later in Settings.</>}
+          />
         )}
       </ConfirmDialog>
       <ConfirmDialog

@@ -32,6 +32,13 @@ export function formatCount(value: number): string {
   return integer.format(value);
 }
 
+const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 2 });
+
+/** A share from 0 to 1 as a percentage: 0.0012 → "0.12%". */
+export function formatRate(share: number): string {
+  return percent.format(share);
+}
+
 export function formatCents(cents: number): string {
   return (cents / 100).toLocaleString(undefined, { minimumFractionDigits: 2 });
 }

@@ -1,0 +1,103 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CampaignFeedbackCounters } from '../campaigns/campaign-feedback-counters';
+import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
+import { SubscribersService } from '../subscribers/subscribers.service';
+import { SuppressionList } from '../suppression/suppression-list';
+import { FeedbackOutcome, FeedbackReport, messageKey } from './feedback-report';
+import { FeedbackRepository } from './feedback.repository';
+
+/**
+ * Acts on what comes back after sending: bounce reports, complaints, unsubscribes (from
+ * inbound mail, provider webhooks or the unsubscribe page). One transaction per report:
+ * record it (the same event twice counts once), then, for the first report of its kind about
+ * the message, update the subscriber (statistics, status), the campaign's counters and the
+ * suppression list. A report about a message Herald cannot find changes nothing.
+ */
+@Injectable()
+export class FeedbackService {
+  private readonly logger = new Logger(FeedbackService.name);
+
+  constructor(
+    private readonly repository: FeedbackRepository,
+    private readonly subscribers: SubscribersService,
+    private readonly suppressions: SuppressionList,
+    private readonly campaignCounters: CampaignFeedbackCounters,
+  ) {}
+
+  async apply(report: FeedbackReport): Promise<FeedbackOutcome> {
+    const key = messageKey(report.message);
+    const outcome = await this.repository.transaction(async (tx): Promise<FeedbackOutcome> => {
+      await this.repository.lockMessage(tx, key);
+      const message = await this.repository.locate(tx, report.message);
+      if (!message) return 'unmatched';
+      if (report.recipient && normalizeEmail(report.recipient) !== message.emailNormalized) {
+        return 'unmatched';
+      }
+      const { accountId } = message;
+      const first = !(await this.repository.seen(tx, accountId, key, report.kind));
+      if (!(await this.repository.record(tx, message, report, key))) return 'duplicate';
+      // A relay's 5xx at sending already counted this hard bounce and suppressed the address.
+      if (!first || (report.kind === 'hard_bounce' && message.refusedAtSending)) {
+        return 'repeated';
+      }
+      if (message.campaignId) {
+        await this.campaignCounters.count(accountId, message.campaignId, report.kind, tx);
+      }
+      const reason = message.subscriberId
+        ? (await this.subscribers.applyFeedback(accountId, message.subscriberId, report.kind, tx))
+            ?.suppress
+        : report.kind === 'soft_bounce'
+          ? undefined // no subscriber, no streak: one soft bounce suppresses nobody
+          : report.kind;
+      if (reason) {
+        await this.suppressions.suppress(accountId, message.emailNormalized, reason, tx);
+      }
+      return 'applied';
+    });
+    this.logger.log({ source: report.source, kind: report.kind, outcome }, 'delivery feedback');
+    return outcome;
+  }
+
+  /**
+   * A person unsubscribes through a link in a campaign message (the page's button, or an
+   * RFC 8058 one-click POST). Counted on the campaign like a mailto unsubscribe; a link with
+   * no campaign message on record (a test send) still unsubscribes the person.
+   */
+  async unsubscribeViaLink(ref: {
+    accountId: AccountId;
+    subscriberId: string;
+    campaignId?: string;
+  }): Promise<void> {
+    if (ref.campaignId) {
+      const message = {
+        kind: 'campaign',
+        campaignId: ref.campaignId,
+        subscriberId: ref.subscriberId,
+      } as const;
+      const outcome = await this.apply({
+        source: 'link',
+        eventKey: messageKey(message),
+        kind: 'unsubscribe',
+        message,
+      });
+      if (outcome !== 'unmatched') return;
+    }
+    await this.repository.transaction(async (tx) => {
+      const effect = await this.subscribers.applyFeedback(
+        ref.accountId,
+        ref.subscriberId,
+        'unsubscribe',
+        tx,
+      );
+      if (effect?.suppress) {
+        await this.suppressions.suppress(
+          ref.accountId,
+          effect.emailNormalized,
+          effect.suppress,
+          tx,
+        );
+      }
+    });
+  }
+}

@@ -1,0 +1,45 @@
+import { loadConfig } from './config';
+
+const base = { HERALD_SECRET: 'deliverability-config-spec-0123456789abcdef' };
+
+describe('deliverability configuration', () => {
+  it('has inbound mail off and the SES webhook on Amazon’s certificates by default', () => {
+    const { deliverability } = loadConfig(base);
+    expect(deliverability).toEqual({
+      inboundSmtp: undefined,
+      providerWebhooks: {
+        snsCertUrlPrefixes: undefined,
+        postmark: undefined,
+        sendgridPublicKey: undefined,
+        mailgunSigningKey: undefined,
+      },
+    });
+  });
+
+  it('reads the variables', () => {
+    const { deliverability } = loadConfig({
+      ...base,
+      INBOUND_SMTP_PORT: '2525',
+      SNS_CERT_URL_PREFIXES: 'https://sns.eu-west-1.amazonaws.com/, https://certs.example/',
+      POSTMARK_WEBHOOK_USER: 'u',
+      POSTMARK_WEBHOOK_PASSWORD: 'p',
+    });
+    expect(deliverability).toMatchObject({
+      inboundSmtp: { port: 2525, host: '0.0.0.0' },
+      providerWebhooks: {
+        snsCertUrlPrefixes: ['https://sns.eu-west-1.amazonaws.com/', 'https://certs.example/'],
+        postmark: { user: 'u', password: 'p' },
+      },
+    });
+  });
+
+  it.each([
+    [{ INBOUND_SMTP_PORT: '70000' }, 'INBOUND_SMTP_PORT'],
+    // A prefix that does not pin the host would trust any look-alike domain.
+    [{ SNS_CERT_URL_PREFIXES: 'https://sns.' }, 'SNS_CERT_URL_PREFIXES'],
+    [{ SNS_CERT_URL_PREFIXES: 'http://sns.eu-west-1.amazonaws.com/' }, 'SNS_CERT_URL_PREFIXES'],
+    [{ POSTMARK_WEBHOOK_USER: 'u' }, 'POSTMARK_WEBHOOK_PASSWORD'],
+  ])('refuses %j, naming %s', (env, variable) => {
+    expect(() => loadConfig({ ...base, ...env })).toThrow(variable);
+  });
+});

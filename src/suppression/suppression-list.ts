@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, Suppression } from '../generated/prisma/client';
+import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
+import { ValidationFailedError } from '../platform/errors/api-errors';
+import { SuppressionReason } from './suppression-reason';
+import { SqlClient, SuppressionsRepository } from './suppressions.repository';
+
+type Db = Prisma.TransactionClient;
+
+/**
+ * What other modules ask of the suppression list: is an address suppressed, and suppress one
+ * (Herald itself, on a bounce, complaint or unsubscribe). No HTTP, no dependency on other
+ * domains, so subscribers, transactional mail and the feedback loop can all use it.
+ */
+@Injectable()
+export class SuppressionList {
+  constructor(private readonly repository: SuppressionsRepository) {}
+
+  find(accountId: AccountId, email: string, db?: Db): Promise<Suppression | null> {
+    return this.repository.find(accountId, normalizeEmail(email), db);
+  }
+
+  /** Which of these normalised addresses are on the list. */
+  suppressedAmong(accountId: AccountId, emailsNormalized: string[]): Promise<Set<string>> {
+    return this.repository.listedAmong(accountId, emailsNormalized);
+  }
+
+  /**
+   * Refuses a write that would mail a suppressed address: 422 on `field`, code `suppressed`,
+   * naming the reason and the way back.
+   */
+  async assertNotSuppressed(accountId: AccountId, email: string, field: string, db?: Db) {
+    const entry = await this.find(accountId, email, db);
+    if (!entry) return;
+    throw new ValidationFailedError([
+      {
+        field,
+        code: 'suppressed',
+        message:
+          `This address is on the suppression list (${entry.reason}); ` +
+          'removing it (DELETE /v1/suppressions/{email}) is the way to mail it again.',
+      },
+    ]);
+  }
+
+  suppress(
+    accountId: AccountId,
+    emailNormalized: string,
+    reason: SuppressionReason,
+    db?: Db,
+  ): Promise<{ entry: Suppression; created: boolean }> {
+    return this.repository.add(accountId, emailNormalized, reason, db);
+  }
+
+  /** suppress() for many addresses at once, on a pg client inside the caller's transaction. */
+  suppressMany(
+    client: SqlClient,
+    accountId: AccountId,
+    emailsNormalized: string[],
+    reason: SuppressionReason,
+  ): Promise<void> {
+    return this.repository.addMany(client, accountId, emailsNormalized, reason);
+  }
+}

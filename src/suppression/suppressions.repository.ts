@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, Suppression } from '../generated/prisma/client';
+import { newId } from '../platform/crypto/ids';
+import type { AccountId } from '../platform/database/account-id';
+import { PrismaService } from '../platform/database/prisma.service';
+import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import { SuppressionReason } from './suppression-reason';
+import * as sql from './suppressions.sql';
+
+type Db = Prisma.TransactionClient;
+
+/** A pg client inside a caller's transaction (the send pipeline writes through PgPool). */
+export interface SqlClient {
+  query(text: string, params: unknown[]): Promise<unknown>;
+}
+
+/**
+ * The only writer of `suppressions`. Addresses are stored normalised (lower-cased, trimmed).
+ * The raw statements are in suppressions.sql.ts.
+ */
+@Injectable()
+export class SuppressionsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  listPage(accountId: AccountId, page: PageRequest): Promise<Suppression[]> {
+    return this.prisma.suppression.findMany(keysetPage(accountId, page));
+  }
+
+  find(
+    accountId: AccountId,
+    emailNormalized: string,
+    db: Db = this.prisma,
+  ): Promise<Suppression | null> {
+    return db.suppression.findUnique({
+      where: { accountId_emailNormalized: { accountId, emailNormalized } },
+    });
+  }
+
+  /**
+   * Adds the address unless it is already listed; an existing entry keeps its first reason
+   * and date. Returns the entry and whether this call created it.
+   */
+  async add(
+    accountId: AccountId,
+    emailNormalized: string,
+    reason: SuppressionReason,
+    db: Db = this.prisma,
+  ): Promise<{ entry: Suppression; created: boolean }> {
+    const id = newId();
+    const [inserted] = await db.$queryRaw<{ id: string }[]>(
+      sql.add(accountId, id, emailNormalized, reason),
+    );
+    const entry = await this.find(accountId, emailNormalized, db);
+    if (!entry) throw new Error('suppression vanished right after its insert');
+    return { entry, created: inserted !== undefined };
+  }
+
+  /** Adds many addresses in one statement, on a pg client inside the caller's transaction. */
+  async addMany(
+    client: SqlClient,
+    accountId: AccountId,
+    emailsNormalized: string[],
+    reason: SuppressionReason,
+  ): Promise<void> {
+    if (emailsNormalized.length === 0) return;
+    const ids = emailsNormalized.map(() => newId());
+    await client.query(sql.ADD_MANY, [accountId, ids, emailsNormalized, reason]);
+  }
+
+  /** Which of these addresses are listed (the send pipeline's check of each chunk). */
+  async listedAmong(accountId: AccountId, emailsNormalized: string[]): Promise<Set<string>> {
+    if (emailsNormalized.length === 0) return new Set();
+    const rows = await this.prisma.suppression.findMany({
+      where: { accountId, emailNormalized: { in: emailsNormalized } },
+      select: { emailNormalized: true },
+    });
+    return new Set(rows.map((row) => row.emailNormalized));
+  }
+
+  /** Deletes the entry and returns it; null when the address was not listed. */
+  async remove(accountId: AccountId, emailNormalized: string, db: Db): Promise<Suppression | null> {
+    const rows = await db.$queryRaw<{ reason: string; created_at: Date; id: string }[]>(
+      sql.remove(accountId, emailNormalized),
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      accountId,
+      emailNormalized,
+      reason: row.reason,
+      createdAt: row.created_at,
+    };
+  }
+}
