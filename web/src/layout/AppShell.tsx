@@ -9,6 +9,7 @@ const NAV = [
   { to: '/subscribers', label: 'Subscribers' },
   { to: '/domains', label: 'Sender domains' },
   { to: '/keys', label: 'API keys' },
+  { to: '/people', label: 'People' },
   { to: '/audit', label: 'Audit log' },
   { to: '/settings', label: 'Settings' },
 ];
