@@ -71,7 +71,7 @@ describeWithChromium('account access in Chromium', () => {
     await owner.getByText(`We emailed this link to ${MEMBER}.`).waitFor();
     await screenshot(owner, 'access-01-invitation-created', false);
     await owner.getByRole('button', { name: 'Done' }).click();
-    await owner.getByRole('cell', { name: MEMBER }).waitFor();
+    await owner.getByRole('cell', { name: MEMBER, exact: true }).waitFor();
     await screenshot(owner, 'access-02-people');
 
     const mail = await waitFor(() => sink.messages.find((m) => m.to.includes(MEMBER)));
