@@ -7,6 +7,7 @@ import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { parseAccountId } from '../platform/database/account-id';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { reportRedisError } from '../platform/redis/redis-outage-log';
 import { TRANSACTIONAL_CLAIM_LEASE_MS, TRANSACTIONAL_CONCURRENCY } from '../platform/settings';
 import { textFromHtml } from '../templates/template-renderer';
 import { recipientStorageKey } from './transactional-erasure.participant';
@@ -101,7 +102,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
 
   @OnWorkerEvent('error')
   onError(error: Error): void {
-    this.logger.warn({ err: error }, 'transactional worker error');
+    reportRedisError('the transactional worker', error);
   }
 
   private async recordFailure(job: Job<TransactionalJob>, message: ClaimedMessage, error: unknown) {
