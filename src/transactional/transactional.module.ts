@@ -65,7 +65,13 @@ export class TransactionalModule {}
 
 /** The worker side: the send processor and the recovery sweep. */
 @Module({
-  imports: [TransactionalCoreModule, MailModule, SenderDomainsCoreModule, VerpModule],
+  imports: [
+    TransactionalCoreModule,
+    MailModule,
+    SenderDomainsCoreModule,
+    SuppressionCoreModule,
+    VerpModule,
+  ],
   providers: [TransactionalSendProcessor, TransactionalSweeper],
 })
 export class TransactionalWorkerModule {}
