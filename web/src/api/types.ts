@@ -242,3 +242,9 @@ export interface InvitationPreview {
   account_name: string;
   expires_at: string;
 }
+
+export interface Suppression {
+  email: string;
+  reason: 'manual' | 'hard_bounce' | 'complaint' | 'unsubscribe';
+  created_at: string;
+}
