@@ -1,3 +1,5 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsersService } from '../../src/dashboard/people/users.service';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
@@ -196,5 +198,26 @@ describe('invitations (SIGNUP=closed)', () => {
     const second = await invite('again@example.test');
     expect((await accept(tokenOf(first.body.url))).response.status).toBe(409);
     expect((await accept(tokenOf(second.body.url))).response.status).toBe(201);
+  });
+});
+
+describe('invitations without a mail relay', () => {
+  it('shows the link to the owner and emails nothing, not even to the outbox', async () => {
+    const env = await TestEnv.create({ SIGNUP: 'closed' });
+    const api = await TestApi.start(env, { workers: false });
+    try {
+      const accountId = await api.account('Solo');
+      await api.app.get(UsersService).createForAccount(accountId, 'solo@acme.test', PASSWORD);
+      const owner = new DashboardAgent(api);
+      expect((await owner.signIn('solo@acme.test')).status).toBe(200);
+      const created = await owner.post('/dashboard/api/invitations', { email: 'x@acme.test' });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ emailed: false, url: expect.stringContaining('#') });
+      expect(existsSync(join(env.config.outboxDir, 'dashboard-mail'))).toBe(false);
+    } finally {
+      await api.close();
+      await env.dispose();
+      rmSync(env.config.outboxDir, { recursive: true, force: true });
+    }
   });
 });

@@ -82,6 +82,7 @@ export function JoinPage() {
           autoComplete="username"
           value={preview.data.email}
           readOnly
+          error={fieldError('email')}
         />
         <TextField
           label="Password"
