@@ -193,6 +193,20 @@ describe('invitations (SIGNUP=closed)', () => {
     expect(users).toHaveLength(1);
   });
 
+  it('answers within its wait when the relay hangs, saying the link was not emailed', async () => {
+    sink.holdAfter = sink.messages.length;
+    try {
+      const started = Date.now();
+      const created = await invite('slow@example.test');
+      expect(created.status).toBe(201);
+      expect(created.body.emailed).toBe(false);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect((await accept(tokenOf(created.body.url))).response.status).toBe(201);
+    } finally {
+      sink.release();
+    }
+  }, 60_000);
+
   it('replaces a pending invitation to the same email: only the newest link works', async () => {
     const first = await invite('again@example.test');
     const second = await invite('again@example.test');

@@ -16,6 +16,8 @@ import { InvitationRow, InvitationsRepository } from './invitations.repository';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
+/** How long creating an invitation waits for the relay to take its email. */
+const INVITATION_MAIL_WAIT_MS = 10_000;
 /** What an invitee becomes: a member; the owner is whoever created the account. */
 const INVITED_ROLE = 'member';
 
@@ -198,18 +200,31 @@ export class InvitationsService {
    */
   private async email(row: InvitationRow, inviter: UserRow, token: string): Promise<boolean> {
     if (!this.mail.relayConfigured) return false;
-    try {
-      await this.mail.sendInvitation(row.email, {
+    const sending = this.mail
+      .sendInvitation(row.email, {
         accountName: await this.accounts.name(row.accountId),
         inviter: inviter.name ?? inviter.email,
         token,
-      });
-      return true;
-    } catch (error) {
-      this.logger.warn(
-        `invitation ${row.id}: the email did not go out (${error instanceof Error ? error.message : 'unknown error'}); the link was shown to the owner`,
+      })
+      .then(
+        () => true,
+        (error: unknown) => {
+          this.logger.warn(
+            `invitation ${row.id}: the email did not go out (${error instanceof Error ? error.message : 'unknown error'}); the link was shown to the owner`,
+          );
+          return false;
+        },
       );
-      return false;
+    // A relay that hangs must not hold the owner's page for minutes (SMTP timeouts are long):
+    // past the wait the answer says "not emailed", and the owner passes the link on.
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), INVITATION_MAIL_WAIT_MS);
+    });
+    try {
+      return await Promise.race([sending, waited]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
