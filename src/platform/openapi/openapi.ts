@@ -100,6 +100,9 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
         'Every error uses one envelope, `{"error": {code, message, details}}`.',
     )
     .setVersion('v1')
+    .setLicense('MIT', 'https://opensource.org/license/mit')
+    // Relative: every installation serves its own document, so its base URL is the server.
+    .addServer('/', 'This Herald installation')
     .addSecurity(SECURITY_SCHEME, {
       type: 'http',
       scheme: 'bearer',
