@@ -32,6 +32,11 @@ export class AccountsRepository {
   }
 
   /** The id, if an account has it. */
+  async allIds(): Promise<AccountId[]> {
+    const rows = await this.prisma.account.findMany({ select: { id: true } });
+    return rows.map((row) => accountIdOfRow(row.id));
+  }
+
   async find(candidate: string): Promise<AccountId | undefined> {
     const found = await this.prisma.account.findUnique({
       where: { id: candidate },

@@ -51,6 +51,14 @@ export class AccountsService {
     return isUuid(candidate) ? this.accounts.find(candidate) : undefined;
   }
 
+  /**
+   * Every account. Only for what is installation-wide by nature, such as a provider's bounce
+   * notification that does not say which account's message it is about.
+   */
+  allIds(): Promise<AccountId[]> {
+    return this.accounts.allIds();
+  }
+
   name(accountId: AccountId): Promise<string> {
     return this.accounts.name(accountId);
   }

@@ -1,4 +1,4 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { AccountsService } from '../accounts/accounts.service';
@@ -10,6 +10,7 @@ import { AccountId, parseAccountId } from '../platform/database/account-id';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { reportRedisError } from '../platform/redis/redis-outage-log';
 import {
   CAMPAIGN_JOB_LOCK_MS,
   CAMPAIGN_MAX_STALLED,
@@ -70,6 +71,12 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly suppressions: SuppressionList,
   ) {
     super();
+  }
+
+  /** The worker's own errors (its Redis connections): reported once per interval. */
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    reportRedisError('the campaign delivery worker', error);
   }
 
   async process(job: Job<DeliveryJob>): Promise<void> {

@@ -1,9 +1,10 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { Prisma } from '../generated/prisma/client';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
 import { QUEUES } from '../platform/queue/queue.module';
+import { reportRedisError } from '../platform/redis/redis-outage-log';
 import {
   CAMPAIGN_JOB_LOCK_MS,
   CAMPAIGN_MAX_STALLED,
@@ -42,6 +43,12 @@ export class CampaignFanoutProcessor extends WorkerHost {
     private readonly queue: CampaignSendQueue,
   ) {
     super();
+  }
+
+  /** The worker's own errors (its Redis connections): reported once per interval. */
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    reportRedisError('the campaign fan-out worker', error);
   }
 
   async process(job: Job<FanoutJob>): Promise<void> {

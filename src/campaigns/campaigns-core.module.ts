@@ -8,6 +8,7 @@ import { CampaignFeedbackCounters } from './campaign-feedback-counters';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { CampaignQueuesModule } from './campaign-send-queue';
+import { CampaignSentMessages } from './campaign-sent-messages';
 import { CampaignsRepository } from './campaigns.repository';
 
 /**
@@ -30,9 +31,11 @@ import { CampaignsRepository } from './campaigns.repository';
     CampaignAudienceSnapshot,
     CampaignOutcomeWriter,
     CampaignFeedbackCounters,
+    CampaignSentMessages,
   ],
   exports: [
     CampaignFeedbackCounters,
+    CampaignSentMessages,
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,

@@ -28,6 +28,8 @@ import {
 import { CampaignSendQueue } from './campaign-send-queue';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignColumns, CampaignsRepository } from './campaigns.repository';
+import { withinDeadline } from '../platform/queue/within-deadline';
+import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
 
 @Injectable()
 export class CampaignsService {
@@ -132,7 +134,11 @@ export class CampaignsService {
     }
     await this.audit.recordBy(caller, { action: 'campaign.sent', metadata: { campaign_id: id } });
     try {
-      await this.queue.enqueueFanout(accountId, id);
+      await withinDeadline(
+        this.queue.enqueueFanout(accountId, id),
+        ENQUEUE_DEADLINE_MS,
+        `campaign ${id}'s fan-out job`,
+      );
     } catch (error) {
       this.logger.error(
         `campaign ${id}: enqueue failed, the watchdog will start it: ${String(error)}`,

@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { CampaignsCoreModule } from '../campaigns/campaigns-core.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { TransactionalCoreModule } from '../transactional/transactional.module';
 import { FeedbackRepository } from './feedback.repository';
 import { FeedbackService } from './feedback.service';
 import { MessageLocator } from './message-locator';
+import { SentMessageLookup } from './sent-message-lookup';
 import { VerpModule } from './verp.module';
 
 /**
@@ -14,13 +17,15 @@ import { VerpModule } from './verp.module';
  */
 @Module({
   imports: [
+    AccountsModule,
     CampaignsCoreModule,
+    TransactionalCoreModule,
     SubscribersModule,
     SuppressionCoreModule,
     VerpModule,
     ErasureModule,
   ],
-  providers: [FeedbackRepository, FeedbackService, MessageLocator],
+  providers: [FeedbackRepository, FeedbackService, MessageLocator, SentMessageLookup],
   exports: [FeedbackService, MessageLocator, VerpModule],
 })
 export class FeedbackModule {}

@@ -6,6 +6,7 @@ import { SubscribersService } from '../subscribers/subscribers.service';
 import { SuppressionList } from '../suppression/suppression-list';
 import { FeedbackOutcome, FeedbackReport, messageKey } from './feedback-report';
 import { FeedbackRepository } from './feedback.repository';
+import { SentMessageLookup } from './sent-message-lookup';
 
 /**
  * Acts on what comes back after sending: bounce reports, complaints, unsubscribes (from
@@ -20,6 +21,7 @@ export class FeedbackService {
 
   constructor(
     private readonly repository: FeedbackRepository,
+    private readonly sent: SentMessageLookup,
     private readonly subscribers: SubscribersService,
     private readonly suppressions: SuppressionList,
     private readonly campaignCounters: CampaignFeedbackCounters,
@@ -29,7 +31,7 @@ export class FeedbackService {
     const key = messageKey(report.message);
     const outcome = await this.repository.transaction(async (tx): Promise<FeedbackOutcome> => {
       await this.repository.lockMessage(tx, key);
-      const message = await this.repository.locate(tx, report.message);
+      const message = await this.sent.locate(report.message, tx);
       if (!message) return 'unmatched';
       if (report.recipient && normalizeEmail(report.recipient) !== message.emailNormalized) {
         return 'unmatched';

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ErasureGuard } from '../erasure/erasure-guard';
 import { isUuid } from '../platform/crypto/ids';
-import { normalizeEmail } from '../platform/crypto/keyed-hasher';
-import { FeedbackRepository } from './feedback.repository';
+import { SentMessageLookup } from './sent-message-lookup';
 import { MessageRef } from './verp-address';
 
 /**
@@ -13,23 +11,12 @@ import { MessageRef } from './verp-address';
  */
 @Injectable()
 export class MessageLocator {
-  constructor(
-    private readonly repository: FeedbackRepository,
-    private readonly erasureGuard: ErasureGuard,
-  ) {}
+  constructor(private readonly sent: SentMessageLookup) {}
 
   async locate(messageId: string | undefined, recipient: string | undefined) {
     return (
-      parseMessageId(messageId) ?? (recipient === undefined ? null : this.byRecipient(recipient))
+      parseMessageId(messageId) ?? (recipient === undefined ? null : this.sent.latestTo(recipient))
     );
-  }
-
-  private async byRecipient(recipient: string): Promise<MessageRef | null> {
-    const accounts = (await this.repository.accountIds()).map((accountId) => ({
-      accountId,
-      recipientHash: this.erasureGuard.emailHash(accountId, recipient),
-    }));
-    return this.repository.latestTo(normalizeEmail(recipient), accounts);
   }
 }
 

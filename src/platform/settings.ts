@@ -125,3 +125,14 @@ export const KEY_TOUCH_INTERVAL_MS = 60_000;
 export const ACCOUNT_LIMITS_CACHE_MS = 30_000;
 /** A dashboard session's last_seen_at (and idle deadline) moves at most this often. */
 export const SESSION_TOUCH_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * How long an API request waits for Redis to take a job. The job's intent is already committed
+ * in PostgreSQL (and a sweep or watchdog enqueues it later), so past this the request is
+ * answered rather than held while Redis is away.
+ */
+export const ENQUEUE_DEADLINE_MS = 1_000;
+/** While Redis is unreachable, a process says so in its log at most this often. */
+export const REDIS_DOWN_LOG_EVERY_MS = 30_000;
+/** How long start-up waits for the shared Redis connection before going on without it. */
+export const REDIS_READY_WAIT_MS = 2_000;

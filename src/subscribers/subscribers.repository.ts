@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, Subscriber } from '../generated/prisma/client';
-import type { AccountId } from '../platform/database/account-id';
+import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -34,8 +34,8 @@ export class SubscribersRepository {
     return rows;
   }
 
-  findById(accountId: AccountId, id: string): Promise<Subscriber | null> {
-    return this.prisma.subscriber.findFirst({ where: { accountId, id } });
+  findById(accountId: AccountId, id: string, db: Db = this.prisma): Promise<Subscriber | null> {
+    return db.subscriber.findFirst({ where: { accountId, id } });
   }
 
   /**
@@ -45,6 +45,18 @@ export class SubscribersRepository {
   async findByIds(accountId: AccountId, ids: string[]): Promise<Subscriber[]> {
     const { rows } = await this.pool.query<Record<string, unknown>>(sql.BY_IDS, [accountId, ids]);
     return rows.map(toSubscriber);
+  }
+
+  /** Every subscriber with this normalised email among these accounts (one per account at most). */
+  async idsByEmail(
+    accountIds: AccountId[],
+    emailNormalized: string,
+  ): Promise<{ accountId: AccountId; subscriberId: string }[]> {
+    const rows = await this.prisma.subscriber.findMany({
+      where: { accountId: { in: accountIds }, emailNormalized },
+      select: { accountId: true, id: true },
+    });
+    return rows.map((row) => ({ accountId: accountIdOfRow(row.accountId), subscriberId: row.id }));
   }
 
   /** The subscriber with this normalised email, if any. */

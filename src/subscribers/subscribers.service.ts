@@ -157,6 +157,23 @@ export class SubscribersService {
     return this.subscribers.findByIds(accountId, ids);
   }
 
+  /**
+   * The normalised email of a subscriber, inside the caller's transaction; null once erased
+   * (erasure deletes the row).
+   */
+  async emailOf(accountId: AccountId, id: string, tx: Db): Promise<string | null> {
+    const row = await this.subscribers.findById(accountId, id, tx);
+    return row?.emailNormalized ?? null;
+  }
+
+  /** The subscribers an address belongs to among these accounts (at most one each). */
+  idsByEmail(
+    accountIds: AccountId[],
+    email: string,
+  ): Promise<{ accountId: AccountId; subscriberId: string }[]> {
+    return this.subscribers.idsByEmail(accountIds, normalizeEmail(email));
+  }
+
   /** The subscriber an address belongs to, inside the caller's transaction. */
   findByEmail(accountId: AccountId, email: string, tx: Db): Promise<Subscriber | null> {
     return this.subscribers.findByEmail(accountId, normalizeEmail(email), tx);

@@ -104,4 +104,31 @@ export class TransactionalMessagesRepository {
   async scrubRecipient(accountId: AccountId, recipientHash: string, db: Db): Promise<void> {
     await db.$executeRaw(sql.scrubRecipient(accountId, recipientHash));
   }
+
+  /** A message that left (or was tried), with its recipient; null once scrubbed or pending. */
+  async findSent(
+    id: string,
+    db: Db = this.prisma,
+  ): Promise<{ accountId: AccountId; toAddress: string } | null> {
+    const [row] = await db.$queryRaw<{ account_id: string; to_address: string }[]>(
+      sql.sentMessage(id),
+    );
+    return row ? { accountId: accountIdOfRow(row.account_id), toAddress: row.to_address } : null;
+  }
+
+  /** The latest message since `days` ago to a recipient known per account by its hash. */
+  async latestSentTo(
+    recipients: { accountId: AccountId; recipientHash: string }[],
+    days: number,
+  ): Promise<{ id: string; sentAt: Date } | null> {
+    if (recipients.length === 0) return null;
+    const [row] = await this.prisma.$queryRaw<{ id: string; sent_at: Date }[]>(
+      sql.latestSentTo(
+        recipients.map((r) => r.accountId),
+        recipients.map((r) => r.recipientHash),
+        days,
+      ),
+    );
+    return row ? { id: row.id, sentAt: row.sent_at } : null;
+  }
 }

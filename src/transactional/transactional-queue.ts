@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
 import { QUEUES } from '../platform/queue/queue.module';
+import { reportRedisError } from '../platform/redis/redis-outage-log';
 import { TRANSACTIONAL_ATTEMPTS, TRANSACTIONAL_BACKOFF_MS } from '../platform/settings';
 import type { MessageRef } from './transactional-messages.repository';
 
@@ -30,7 +31,9 @@ export const SEND_JOB_OPTIONS: JobsOptions = {
 
 @Injectable()
 export class TransactionalQueue {
-  constructor(@InjectQueue(QUEUES.transactional) private readonly queue: Queue<TransactionalJob>) {}
+  constructor(@InjectQueue(QUEUES.transactional) private readonly queue: Queue<TransactionalJob>) {
+    queue.on('error', (error) => reportRedisError('the transactional queue', error));
+  }
 
   async enqueue(messages: MessageRef[]): Promise<void> {
     if (messages.length === 0) return;

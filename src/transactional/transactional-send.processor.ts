@@ -7,7 +7,9 @@ import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { parseAccountId } from '../platform/database/account-id';
 import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { reportRedisError } from '../platform/redis/redis-outage-log';
 import { TRANSACTIONAL_CLAIM_LEASE_MS, TRANSACTIONAL_CONCURRENCY } from '../platform/settings';
+import { SuppressionList } from '../suppression/suppression-list';
 import { textFromHtml } from '../templates/template-renderer';
 import { recipientStorageKey } from './transactional-erasure.participant';
 import {
@@ -36,6 +38,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     private readonly mail: MailTransport,
     private readonly verp: VerpAddresses,
     private readonly senderDomains: SenderDomainsService,
+    private readonly suppressions: SuppressionList,
   ) {
     super();
   }
@@ -51,6 +54,12 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     if (!message) return;
 
     const to = message.toAddress!;
+    // The address may have bounced, complained or unsubscribed since the send was accepted.
+    const suppressed = await this.suppressions.find(accountId, to);
+    if (suppressed) {
+      await this.outcomes.failed(message, suppressedSinceAccepted(suppressed.reason));
+      return;
+    }
     let headerMessageId: string;
     try {
       const sender = await this.senderDomains.signingIdentity(accountId, message.fromAddress);
@@ -101,7 +110,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
 
   @OnWorkerEvent('error')
   onError(error: Error): void {
-    this.logger.warn({ err: error }, 'transactional worker error');
+    reportRedisError('the transactional worker', error);
   }
 
   private async recordFailure(job: Job<TransactionalJob>, message: ClaimedMessage, error: unknown) {
@@ -122,6 +131,10 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     // Rethrown so BullMQ schedules the retry with backoff.
     throw error;
   }
+}
+
+function suppressedSinceAccepted(reason: string): string {
+  return `Not sent: the recipient's address was put on the suppression list (${reason}) after the message was accepted.`;
 }
 
 /** The failure as the API shows it: the relay's words, without the recipient's address. */

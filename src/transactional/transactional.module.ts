@@ -14,6 +14,7 @@ import { TransactionalErasureParticipant } from './transactional-erasure.partici
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { TransactionalOutcomes } from './transactional-outcomes';
 import { TransactionalQueue } from './transactional-queue';
+import { TransactionalSentMessages } from './transactional-sent-messages';
 import { TransactionalSendProcessor } from './transactional-send.processor';
 import { TransactionalSweeper } from './transactional-sweeper';
 import { TransactionalController } from './transactional.controller';
@@ -34,12 +35,14 @@ import { TransactionalService } from './transactional.service';
     IdempotencyKeysRepository,
     TransactionalOutcomes,
     TransactionalQueue,
+    TransactionalSentMessages,
   ],
   exports: [
     TransactionalMessagesRepository,
     IdempotencyKeysRepository,
     TransactionalOutcomes,
     TransactionalQueue,
+    TransactionalSentMessages,
     SubscribersModule,
   ],
 })
@@ -62,7 +65,13 @@ export class TransactionalModule {}
 
 /** The worker side: the send processor and the recovery sweep. */
 @Module({
-  imports: [TransactionalCoreModule, MailModule, SenderDomainsCoreModule, VerpModule],
+  imports: [
+    TransactionalCoreModule,
+    MailModule,
+    SenderDomainsCoreModule,
+    SuppressionCoreModule,
+    VerpModule,
+  ],
   providers: [TransactionalSendProcessor, TransactionalSweeper],
 })
 export class TransactionalWorkerModule {}

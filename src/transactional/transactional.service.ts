@@ -15,6 +15,8 @@ import { SubscribersService } from '../subscribers/subscribers.service';
 import { TransactionalQueue } from './transactional-queue';
 import { SendTransactionalDto, TransactionalAcceptedResponse } from './transactional.dto';
 import { presentMessage, TransactionalMessageResponse } from './transactional.presenter';
+import { withinDeadline } from '../platform/queue/within-deadline';
+import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
 
 const ENDPOINT = 'POST /v1/transactional/send';
 const ACCEPTED = 202;
@@ -120,10 +122,16 @@ export class TransactionalService {
       if (error instanceof EmailErasedError) throw new TransactionalConflictError();
       throw error;
     }
-    // After commit. If this fails the message is still durable and queued: the sweep adds
-    // the job later, so the client's 202 holds.
-    await this.queue.enqueue([{ accountId, id: messageId }]).catch((error: unknown) => {
-      this.logger.warn({ err: error, messageId }, 'enqueue failed; the sweep will retry it');
+    // After commit. If this fails, or Redis does not answer in time, the message is still
+    // durable and queued: the sweep adds the job later, so the client's 202 holds.
+    await withinDeadline(
+      this.queue.enqueue([{ accountId, id: messageId }]),
+      ENQUEUE_DEADLINE_MS,
+      `message ${messageId}'s job`,
+    ).catch((error: unknown) => {
+      this.logger.warn(
+        `message ${messageId}: enqueue failed, the sweep will retry it: ${String(error)}`,
+      );
     });
     return { status: response.status, body: response.body, replayed: false };
   }

@@ -129,3 +129,26 @@ export const forgetKeysOfRecipient = (accountId: AccountId, recipientHash: strin
 export const pruneExpiredKeys = (limit: number) => Prisma.sql`
   DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT ${limit}))`;
+
+// --- reads for reports about sent messages (bounces, complaints) ----------------------------
+
+/** A message Herald sent (or tried to), not scrubbed. */
+export const sentMessage = (messageId: string) => Prisma.sql`
+  SELECT account_id::text, to_address
+    FROM transactional_messages
+   WHERE id = ${messageId}::uuid AND to_address IS NOT NULL
+     AND status IN ('sending', 'sent', 'failed')`;
+
+/**
+ * The latest message since `days` ago to a recipient, given per account by its erasure hash
+ * (the address column is not indexed, and is scrubbed on erasure).
+ */
+export const latestSentTo = (accountIds: string[], recipientHashes: string[], days: number) =>
+  Prisma.sql`
+  SELECT m.id::text, m.sent_at
+    FROM transactional_messages m
+    JOIN unnest(${accountIds}::uuid[], ${recipientHashes}::text[]) AS a(account_id, hash)
+      ON m.account_id = a.account_id AND m.recipient_hash = a.hash
+   WHERE m.sent_at > now() - make_interval(days => ${days})
+   ORDER BY m.sent_at DESC
+   LIMIT 1`;

@@ -133,4 +133,31 @@ describeWithChromium('opt-out in Chromium', () => {
     await page.getByText('You receive emails from Opt Out & Co at this address.').waitFor();
     await screenshot(page, 'opt-out-05-preferences');
   });
+
+  it('lists suppressed addresses, suppresses one by hand and removes it after a confirmation', async () => {
+    await page.goto(`${base}/dashboard/suppressions`);
+    await page.getByRole('heading', { name: 'Suppressions' }).waitFor();
+    await page.getByText('No suppressed addresses').waitFor();
+
+    await page.getByRole('button', { name: 'Suppress an address' }).click();
+    await page.getByLabel('Email').fill(' Blocked@People.test ');
+    await page.getByRole('button', { name: 'Suppress', exact: true }).click();
+    const row = page.getByRole('row', { name: /blocked@people\.test/ });
+    await row.getByText('Added by hand').waitFor();
+    await screenshot(page, 'opt-out-06-suppressions');
+    const listed = await env.sql<{ reason: string }>(
+      'SELECT reason FROM suppressions WHERE email_normalized = $1',
+      ['blocked@people.test'],
+    );
+    expect(listed).toEqual([{ reason: 'manual' }]);
+
+    await row.getByRole('button', { name: 'Remove blocked@people.test' }).click();
+    await page.getByRole('dialog').getByText('The removal is recorded in the audit log.').waitFor();
+    await page.getByRole('button', { name: 'Remove from the list' }).click();
+    await page.getByText('No suppressed addresses').waitFor();
+    const left = await env.sql('SELECT 1 FROM suppressions WHERE email_normalized = $1', [
+      'blocked@people.test',
+    ]);
+    expect(left).toHaveLength(0);
+  });
 });

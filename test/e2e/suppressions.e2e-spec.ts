@@ -2,6 +2,7 @@ import request from 'supertest';
 import { waitUntilSent } from '../support/campaign-fixtures';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
 
 /**
  * The suppression list: its API, what it stops (campaign sends, counted by reason, and
@@ -119,6 +120,46 @@ describe('suppressions', () => {
       tenant.accountId,
     ]);
     expect(stored).toHaveLength(0);
+  });
+
+  it('fails a queued message whose address was suppressed after it was accepted, unsent', async () => {
+    // Its own installation, with no worker until the address is suppressed.
+    const lateEnv = await TestEnv.create({ SMTP_URL: sink.url, ALLOW_UNVERIFIED_FROM: '1' });
+    const apiOnly = await TestApi.start(lateEnv, { workers: false });
+    let worker: TestApi | undefined;
+    try {
+      const late = await apiOnly.tenant('Late');
+      const send = (path: string, body: object) =>
+        request(apiOnly.server).post(path).set('Authorization', late.auth).send(body);
+      const accepted = await send('/v1/transactional/send', {
+        to: 'late@example.com',
+        from: 'Acme <hi@acme.test>',
+        subject: 'Hi',
+        text: 'Hello',
+      }).expect(202);
+      await send('/v1/suppressions', { email: 'late@example.com' }).expect(201);
+
+      worker = await TestApi.start(lateEnv);
+      const ended = await waitFor(
+        async () => {
+          const message = await request(apiOnly.server)
+            .get(`/v1/transactional/${accepted.body.id}`)
+            .set('Authorization', late.auth);
+          const body = message.body as { status: string; error: string | null };
+          return body.status === 'queued' ? undefined : body;
+        },
+        { timeoutMs: 30_000, message: 'the message stayed queued' },
+      );
+      expect(ended).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('suppression list (manual)'),
+      });
+      expect(sink.messages.filter((m) => m.to.includes('late@example.com'))).toHaveLength(0);
+    } finally {
+      await worker?.close();
+      await apiOnly.close();
+      await lateEnv.dispose();
+    }
   });
 
   describe('a campaign to an audience of every status', () => {

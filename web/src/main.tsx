@@ -11,6 +11,7 @@ import { SegmentEditorPage, SegmentsPage } from './pages/SegmentsPages';
 import { SettingsPage } from './pages/SettingsPage';
 import { SubscriberDetailPage } from './pages/SubscriberDetailPage';
 import { SubscribersPage } from './pages/SubscribersPage';
+import { SuppressionsPage } from './pages/SuppressionsPage';
 import { TemplateEditorPage, TemplatesPage } from './pages/TemplatesPages';
 import { SessionProvider, useSession } from './session';
 import { ErrorNotice, Loading } from './ui/Notice';
@@ -47,6 +48,7 @@ function App() {
         <Route path="/segments/:id" element={<SegmentEditorPage />} />
         <Route path="/subscribers" element={<SubscribersPage />} />
         <Route path="/subscribers/:id" element={<SubscriberDetailPage />} />
+        <Route path="/suppressions" element={<SuppressionsPage />} />
         <Route path="/domains" element={<DomainsPage />} />
         <Route path="/domains/:id" element={<DomainDetailPage />} />
         <Route path="/keys" element={<KeysPage />} />

@@ -1,16 +1,43 @@
-import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import { REDIS_READY_WAIT_MS } from '../settings';
+import { reportRedisError } from './redis-outage-log';
 
 /**
  * The shared Redis connection for everything but BullMQ (which manages its own). Every key
  * it writes starts with QUEUE_PREFIX, so several installations can share one Redis.
  */
 @Injectable()
-export class RedisService extends Redis implements OnModuleDestroy {
+export class RedisService extends Redis implements OnModuleInit, OnModuleDestroy {
   constructor(@Inject(CONFIG) config: HeraldConfig) {
-    super(config.redisUrl, { keyPrefix: `${config.queuePrefix}:`, maxRetriesPerRequest: 2 });
+    // No offline queue: while Redis is away a command fails at once, so the rate limiter
+    // falls back to its in-memory count and /health answers 503, instead of both waiting for
+    // reconnects while the request hangs.
+    super(config.redisUrl, {
+      keyPrefix: `${config.queuePrefix}:`,
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: false,
+    });
+    this.on('error', (error) => reportRedisError('the shared client', error));
+  }
+
+  /**
+   * Without an offline queue a command sent before the first connection is up fails; wait for
+   * it briefly at start-up, but never hold the boot when Redis is away.
+   */
+  async onModuleInit(): Promise<void> {
+    if (this.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, REDIS_READY_WAIT_MS);
+      this.once('ready', done);
+    });
   }
 
   async onModuleDestroy(): Promise<void> {

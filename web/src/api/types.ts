@@ -210,3 +210,9 @@ export interface SenderDomain {
   pending_dkim_selector: string | null;
   created_at: string;
 }
+
+export interface Suppression {
+  email: string;
+  reason: 'manual' | 'hard_bounce' | 'complaint' | 'unsubscribe';
+  created_at: string;
+}

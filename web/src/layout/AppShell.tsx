@@ -7,6 +7,7 @@ const NAV = [
   { to: '/templates', label: 'Templates' },
   { to: '/segments', label: 'Segments' },
   { to: '/subscribers', label: 'Subscribers' },
+  { to: '/suppressions', label: 'Suppressions' },
   { to: '/domains', label: 'Sender domains' },
   { to: '/keys', label: 'API keys' },
   { to: '/audit', label: 'Audit log' },
