@@ -95,7 +95,9 @@ export interface paths {
         put?: never;
         /**
          * Suppress an address
-         * @description Requires an API key with the `subscribers:write` scope.
+         * @description An address whose identity was erased is refused with 409.
+         *
+         *     Requires an API key with the `subscribers:write` scope.
          */
         post: operations["addSuppression"];
         delete?: never;
@@ -2064,6 +2066,21 @@ export interface operations {
             /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -33,11 +33,12 @@ export class SuppressionsController {
   @ApiEndpoint({
     id: 'addSuppression',
     summary: 'Suppress an address',
+    description: 'An address whose identity was erased is refused with 409.',
     success: [
       { status: 201, type: SuppressionResponse },
       { status: 200, type: SuppressionResponse, description: 'Already listed.' },
     ],
-    errors: [422],
+    errors: [409, 422],
   })
   async add(
     @Caller() caller: Principal,
