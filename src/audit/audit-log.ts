@@ -14,6 +14,14 @@ import { AuditEventsRepository } from './audit-events.repository';
 export type AuditAction =
   | 'account.created'
   | 'user.signed_in'
+  /** Asked for a password reset link (recorded only for an email that has an account). */
+  | 'user.password_reset_requested'
+  /** Set a new password through a reset link; every session of theirs was ended. */
+  | 'user.password_reset'
+  | 'invitation.created'
+  | 'invitation.revoked'
+  /** Someone joined the account through an invitation (`user_id` is the new member). */
+  | 'invitation.accepted'
   | 'api_key.created'
   | 'api_key.revoked'
   | 'identity.erased'

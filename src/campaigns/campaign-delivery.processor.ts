@@ -8,7 +8,11 @@ import { Campaign, Subscriber } from '../generated/prisma/client';
 import { FooterSender, withOptOut } from '../opt-out/opt-out-footer';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
 import { ValidationFailedError } from '../platform/errors/api-errors';
-import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
+import {
+  MailDeliveryError,
+  MailTransport,
+  withoutAddresses,
+} from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
 import {
@@ -27,6 +31,7 @@ import { SuppressionList } from '../suppression/suppression-list';
 import {
   CompiledMessage,
   compileMessage,
+  TemplateRenderError,
   textFromHtml,
   unrenderable,
 } from '../templates/template-renderer';
@@ -205,10 +210,9 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       }
       // A message that cannot even be built (a merge value the template chokes on) will not
       // build on a retry either.
-      this.logger.error(
-        `campaign ${campaign.id}: message for ${subscriberId} failed: ${String(error)}`,
-      );
-      return { subscriberId, kind: 'failed', hardBounce: false };
+      const reason = failureReason(error);
+      this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
+      return { subscriberId, kind: 'failed', hardBounce: false, reason };
     }
   }
 
@@ -228,4 +232,21 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       }
     }
   }
+}
+
+/** Longest failure reason kept on a ledger row. */
+const MAX_REASON_LENGTH = 500;
+
+/**
+ * The reason kept on the recipient's row (and logged) for a message that could not be built.
+ * A render failure is the template engine's account of the template (its field and what went
+ * wrong), not of the subscriber's data; addresses are cut out all the same, since the row
+ * outlives an erasure of the person. Anything else is an error of ours: only its kind is kept.
+ */
+export function failureReason(error: unknown): string {
+  const text =
+    error instanceof TemplateRenderError
+      ? error.message
+      : `the message could not be built (${error instanceof Error ? error.name : 'unknown error'})`;
+  return withoutAddresses(text).slice(0, MAX_REASON_LENGTH);
 }

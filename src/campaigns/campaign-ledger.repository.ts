@@ -145,6 +145,7 @@ export class CampaignLedgerRepository {
       ),
       outcomes.map((o) => (o.kind === 'skipped' ? o.reason : null)),
       outcomes.map((o) => (o.kind === 'failed' ? (o.smtpCode ?? null) : null)),
+      outcomes.map((o) => (o.kind === 'failed' ? (o.reason ?? null) : null)),
     ]);
     return new Set(rows.map((row) => row.id));
   }

@@ -28,14 +28,14 @@ export const CLAIM = `
 /**
  * Final outcomes of claimed rows, only where the row is still `sending`: an outcome reported
  * twice writes (and counts) once. $1 campaign, $2 account, then parallel arrays: $3 subscriber
- * ids, $4 statuses, $5 skip reasons, $6 SMTP codes.
+ * ids, $4 statuses, $5 skip reasons, $6 SMTP codes, $7 failure reasons.
  */
 export const WRITE_OUTCOMES = `
   UPDATE campaign_recipients r
-     SET status = v.status, skip_reason = v.reason, smtp_code = v.code,
+     SET status = v.status, skip_reason = v.reason, smtp_code = v.code, fail_reason = v.failure,
          sent_at = CASE WHEN v.status IN ('sent', 'failed') THEN now() END
-    FROM unnest($3::uuid[], $4::recipient_status[], $5::skip_reason[], $6::int[])
-           AS v(id, status, reason, code)
+    FROM unnest($3::uuid[], $4::recipient_status[], $5::skip_reason[], $6::int[], $7::text[])
+           AS v(id, status, reason, code, failure)
    WHERE r.campaign_id = $1 AND r.subscriber_id = ANY($3::uuid[]) AND r.subscriber_id = v.id
      AND r.account_id = $2 AND r.status = 'sending'
   RETURNING r.subscriber_id::text AS id`;

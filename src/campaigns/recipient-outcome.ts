@@ -6,7 +6,14 @@ export type { SkipReason };
 /** What became of one claimed recipient. */
 export type Outcome =
   | { subscriberId: string; kind: 'delivered' }
-  | { subscriberId: string; kind: 'failed'; smtpCode?: number; hardBounce: boolean }
+  | {
+      subscriberId: string;
+      kind: 'failed';
+      smtpCode?: number;
+      hardBounce: boolean;
+      /** Why it never reached the relay (see failReason); relay refusals keep only the code. */
+      reason?: string;
+    }
   /** A 4xx or connection failure: stays claimed until the attempt ends, then pending again. */
   | { subscriberId: string; kind: 'deferred'; smtpCode?: number }
   /** Gone or no longer mailable since the snapshot: never sent. */

@@ -3,10 +3,15 @@ import { HttpAdapterHost } from '@nestjs/core';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
+import { AccountsModule } from '../accounts/accounts.module';
 import { AuthModule } from '../auth/auth.module';
+import { AccessModule } from './access/access.module';
+import { AccessController } from './account/access.controller';
 import { AuthController } from './account/auth.controller';
 import { KeysController } from './account/keys.controller';
 import { DashboardKeysService } from './account/keys.service';
+import { PeopleController } from './account/people.controller';
+import { SessionIssuer } from './account/session-issuer';
 import { DashboardAuditService } from './audit/audit-log.service';
 import { AuditController } from './audit/audit.controller';
 import { PeopleModule } from './people/people.module';
@@ -17,14 +22,21 @@ import { findWebRoot } from './spa/web-assets';
 
 /**
  * The dashboard: a React app under /dashboard, and what only people have: sessions and
- * sign-in, API keys, the audit page. Subscribers, templates, segments and campaigns are
+ * sign-in, invitations and password resets, API keys, the audit page. Subscribers, templates, segments and campaigns are
  * served to it by their own domain controllers under /dashboard/api, with the session's
  * person as the caller (see RouteGuard), so the rules and the audit are those of /v1.
  */
 @Module({
-  imports: [AuthModule, PeopleModule, SessionsModule],
-  controllers: [AuthController, KeysController, AuditController, SpaController],
-  providers: [LoginThrottle, DashboardKeysService, DashboardAuditService],
+  imports: [AuthModule, AccountsModule, PeopleModule, SessionsModule, AccessModule],
+  controllers: [
+    AuthController,
+    AccessController,
+    PeopleController,
+    KeysController,
+    AuditController,
+    SpaController,
+  ],
+  providers: [LoginThrottle, SessionIssuer, DashboardKeysService, DashboardAuditService],
   // The session check of RouteGuard, which AppModule registers.
   exports: [SessionsModule],
 })

@@ -5,7 +5,9 @@ import { TestApi, TestEnv } from '../support/test-env';
 
 /**
  * Templates that fail: at save time with the line, at preview and on a transactional send
- * with a 422 on the field, and in a campaign as a failed message for that recipient only.
+ * with a 422 on the field (a transactional message is rendered when it is accepted, so it never
+ * fails to render later), and in a campaign as a failed message for that recipient only, with
+ * the reason kept on its ledger row.
  */
 describe('templates that fail', () => {
   let sink: SmtpSink;
@@ -110,13 +112,20 @@ describe('templates that fail', () => {
     expect(stats).toMatchObject({ recipients: 2, delivered: 1, failed: 1 });
     expect(sink.messages.map((message) => message.to[0])).toContain('fits@render.test');
     expect(sink.messages.map((message) => message.to[0])).not.toContain('too-big@render.test');
-    const rows = await env.sql<{ subscriber_id: string; status: string }>(
-      `SELECT subscriber_id, status FROM campaign_recipients WHERE campaign_id = $1`,
+    const rows = await env.sql<{
+      subscriber_id: string;
+      status: string;
+      fail_reason: string | null;
+    }>(
+      `SELECT subscriber_id, status, fail_reason FROM campaign_recipients WHERE campaign_id = $1`,
       [campaign.id],
     );
-    expect(Object.fromEntries(rows.map((row) => [row.subscriber_id, row.status]))).toEqual({
-      [ok.body.id]: 'sent',
-      [bad.body.id]: 'failed',
-    });
+    const byId = Object.fromEntries(rows.map((row) => [row.subscriber_id, row]));
+    expect(byId[ok.body.id]).toMatchObject({ status: 'sent', fail_reason: null });
+    // The reason is kept on the recipient's row: the field and what went wrong, no personal data.
+    expect(byId[bad.body.id]).toMatchObject({ status: 'failed' });
+    expect(byId[bad.body.id].fail_reason).toMatch(/^html could not be rendered: .*4 MiB/);
+    expect(byId[bad.body.id].fail_reason).not.toContain('@');
+    expect(byId[bad.body.id].fail_reason).not.toContain('xxxx');
   });
 });

@@ -2,11 +2,13 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Location, Navigate, Route, Routes, useLocation } from 'react-router';
 import { AppShell } from './layout/AppShell';
+import { ForgotPasswordPage, JoinPage, ResetPasswordPage } from './pages/AccessPages';
 import { AuditPage } from './pages/AuditPage';
 import { SignInPage, SignUpPage } from './pages/AuthPages';
 import { CampaignDetailPage, CampaignsPage, NewCampaignPage } from './pages/CampaignsPages';
 import { DomainDetailPage, DomainsPage } from './pages/DomainsPages';
 import { KeysPage } from './pages/KeysPage';
+import { PeoplePage } from './pages/PeoplePage';
 import { SegmentEditorPage, SegmentsPage } from './pages/SegmentsPages';
 import { SettingsPage } from './pages/SettingsPage';
 import { SubscriberDetailPage } from './pages/SubscriberDetailPage';
@@ -28,6 +30,9 @@ function App() {
       <Routes>
         <Route path="/signup" element={<SignUpPage />} />
         <Route path="/signin" element={<SignInPage />} />
+        <Route path="/join" element={<JoinPage />} />
+        <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+        <Route path="/reset-password" element={<ResetPasswordPage />} />
         <Route path="*" element={<Navigate to="/signin" replace state={{ from: location }} />} />
       </Routes>
     );
@@ -38,6 +43,9 @@ function App() {
       {/* Just signed up or in: new accounts start at their API keys, others where they were going. */}
       <Route path="/signup" element={<Navigate to="/keys" replace />} />
       <Route path="/signin" element={<Navigate to={from ?? '/campaigns'} replace />} />
+      {/* Links from mail work signed in too: joining or resetting starts a new session. */}
+      <Route path="/join" element={<JoinPage />} />
+      <Route path="/reset-password" element={<ResetPasswordPage />} />
       <Route element={<AppShell />}>
         <Route path="/campaigns" element={<CampaignsPage />} />
         <Route path="/campaigns/new" element={<NewCampaignPage />} />
@@ -52,6 +60,7 @@ function App() {
         <Route path="/domains" element={<DomainsPage />} />
         <Route path="/domains/:id" element={<DomainDetailPage />} />
         <Route path="/keys" element={<KeysPage />} />
+        <Route path="/people" element={<PeoplePage />} />
         <Route path="/audit" element={<AuditPage />} />
         <Route path="/settings" element={<SettingsPage />} />
         <Route path="*" element={<Navigate to="/campaigns" replace />} />

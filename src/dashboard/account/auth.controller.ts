@@ -1,26 +1,17 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { HeraldConfig } from '../../platform/config/config';
-import { CONFIG } from '../../platform/config/config.module';
 import { KeyedHasher } from '../../platform/crypto/keyed-hasher';
-import { UserRow } from '../people/users.repository';
 import { UsersService } from '../people/users.service';
 import { cookieOptions, SESSION_COOKIE, VISITOR_COOKIE } from '../sessions/cookies';
 import { csrfTokenFor } from '../sessions/csrf';
 import { WrongPasswordError } from '../sessions/dashboard-errors';
 import { LoginThrottle } from '../sessions/login-throttle';
-import { ABSOLUTE_TTL_MS, SessionsService } from '../sessions/sessions.service';
-import { DashboardSession, SignedOutAllowed } from '../sessions/signed-in';
+import { SessionsService } from '../sessions/sessions.service';
+import { SignedOutAllowed } from '../sessions/signed-in';
 import { SignInDto, SignUpDto } from './auth.dto';
-
-export interface SessionView {
-  user: { id: string; email: string; name: string | null; role: string } | null;
-  account: { id: string; name: string } | null;
-  /** Send back in the X-CSRF-Token header of every POST, PATCH and DELETE. */
-  csrf_token: string;
-}
+import { SessionIssuer, SessionView } from './session-issuer';
 
 /** Sign-up, sign-in, sign-out, and the session probe the dashboard starts with. */
 @ApiExcludeController()
@@ -31,7 +22,7 @@ export class AuthController {
     private readonly sessions: SessionsService,
     private readonly throttle: LoginThrottle,
     private readonly hasher: KeyedHasher,
-    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly issuer: SessionIssuer,
   ) {}
 
   /** Who is signed in, if anyone, and the CSRF token for the next write. */
@@ -42,11 +33,11 @@ export class AuthController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): SessionView {
     const session = request.dashboardSession;
-    if (session) return this.view(session.sessionId, session);
+    if (session) return this.issuer.view(session.sessionId, session);
     let visitor = request.cookies[VISITOR_COOKIE];
     if (!visitor || !/^[A-Za-z0-9_-]{43}$/.test(visitor)) {
       visitor = randomBytes(32).toString('base64url');
-      void reply.setCookie(VISITOR_COOKIE, visitor, cookieOptions(this.secure(request)));
+      void reply.setCookie(VISITOR_COOKIE, visitor, cookieOptions(this.issuer.secure(request)));
     }
     return {
       user: null,
@@ -69,7 +60,7 @@ export class AuthController {
       email: body.email,
       password: body.password,
     });
-    return this.startSession(user, body.account_name.trim(), request, reply);
+    return this.issuer.start(user, body.account_name.trim(), request, reply);
   }
 
   @Post('signin')
@@ -85,7 +76,7 @@ export class AuthController {
     if (!user) throw new WrongPasswordError();
     await this.throttle.recordSuccess(body.email, request.ip);
     const account = await this.users.accountOf(user);
-    return this.startSession(user, account.name, request, reply);
+    return this.issuer.start(user, account.name, request, reply);
   }
 
   @Post('signout')
@@ -96,43 +87,7 @@ export class AuthController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ signed_out: true }> {
     if (request.dashboardSession) await this.sessions.end(request.dashboardSession.sessionId);
-    void reply.clearCookie(SESSION_COOKIE, cookieOptions(this.secure(request)));
+    void reply.clearCookie(SESSION_COOKIE, cookieOptions(this.issuer.secure(request)));
     return { signed_out: true };
-  }
-
-  /** A fresh session on every sign-in: an older one (and its token) is ended first. */
-  private async startSession(
-    user: UserRow,
-    accountName: string,
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<SessionView> {
-    if (request.dashboardSession) await this.sessions.end(request.dashboardSession.sessionId);
-    const session = await this.sessions.start(user);
-    void reply.setCookie(
-      SESSION_COOKIE,
-      session.token,
-      cookieOptions(this.secure(request), ABSOLUTE_TTL_MS / 1000),
-    );
-    return this.view(session.id, { ...user, userId: user.id, accountName });
-  }
-
-  private view(
-    sessionId: string,
-    user: Pick<
-      DashboardSession,
-      'userId' | 'accountId' | 'email' | 'name' | 'role' | 'accountName'
-    >,
-  ): SessionView {
-    return {
-      user: { id: user.userId, email: user.email, name: user.name, role: user.role },
-      account: { id: user.accountId, name: user.accountName },
-      csrf_token: csrfTokenFor(this.hasher, { kind: 'session', id: sessionId }),
-    };
-  }
-
-  /** Secure cookies whenever the dashboard is reached over https, directly or per PUBLIC_URL. */
-  private secure(request: FastifyRequest): boolean {
-    return request.protocol === 'https' || this.config.publicUrl.startsWith('https:');
   }
 }

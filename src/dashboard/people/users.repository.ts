@@ -63,6 +63,37 @@ export class UsersRepository {
     return asUserRow(await db.user.create({ data: { ...user, accountId }, select: USER_FIELDS }));
   }
 
+  async findById(accountId: AccountId, id: string): Promise<UserRow | null> {
+    const row = await this.prisma.user.findFirst({ where: { accountId, id }, select: USER_FIELDS });
+    return row && asUserRow(row);
+  }
+
+  /** The account's people, oldest first (the dashboard's People page). */
+  listMembers(accountId: AccountId) {
+    return this.prisma.user.findMany({
+      where: { accountId },
+      orderBy: { createdAt: 'asc' },
+      select: {
+        id: true,
+        email: true,
+        name: true,
+        role: true,
+        createdAt: true,
+        lastSignInAt: true,
+      },
+    });
+  }
+
+  /** `db` joins the transaction that spends the reset link, so both happen or neither. */
+  async setPasswordHash(
+    accountId: AccountId,
+    id: string,
+    passwordHash: string,
+    db: Db = this.prisma,
+  ): Promise<void> {
+    await db.user.updateMany({ where: { accountId, id }, data: { passwordHash } });
+  }
+
   async recordSignIn(accountId: AccountId, id: string, at: Date): Promise<void> {
     await this.prisma.user.updateMany({ where: { accountId, id }, data: { lastSignInAt: at } });
   }

@@ -5,6 +5,7 @@ import { AuditLog } from '../../audit/audit-log';
 import { newId } from '../../platform/crypto/ids';
 import { normalizeEmail } from '../../platform/crypto/keyed-hasher';
 import type { AccountId } from '../../platform/database/account-id';
+import type { Db } from '../../platform/database/db';
 import { HeraldConfig } from '../../platform/config/config';
 import { CONFIG } from '../../platform/config/config.module';
 import { PrismaService } from '../../platform/database/prisma.service';
@@ -137,6 +138,52 @@ export class UsersService {
     return this.users.listByIds(accountId, ids);
   }
 
+  /** Someone who signs in with this email, if anyone (a password reset is for them). */
+  findByEmail(email: string): Promise<UserRow | null> {
+    return this.users.findByEmail(normalizeEmail(email));
+  }
+
+  findById(accountId: AccountId, id: string): Promise<UserRow | null> {
+    return this.users.findById(accountId, id);
+  }
+
+  listMembers(accountId: AccountId) {
+    return this.users.listMembers(accountId);
+  }
+
+  /**
+   * A person joining an existing account (by invitation); `db` joins the transaction that
+   * spends the invitation, so a taken email leaves the invitation unused.
+   */
+  async join(
+    accountId: AccountId,
+    person: { email: string; name?: string; passwordHash: string; role: string },
+    db: Db,
+  ): Promise<UserRow> {
+    return uniqueEmail(() =>
+      this.users.create(
+        accountId,
+        {
+          id: newId(),
+          email: person.email.trim(),
+          emailNormalized: normalizeEmail(person.email),
+          name: person.name?.trim() || undefined,
+          passwordHash: person.passwordHash,
+          role: person.role,
+        },
+        db,
+      ),
+    );
+  }
+
+  emailTaken(email: string): Promise<boolean> {
+    return this.users.emailTaken(normalizeEmail(email));
+  }
+
+  setPasswordHash(accountId: AccountId, id: string, passwordHash: string, db: Db): Promise<void> {
+    return this.users.setPasswordHash(accountId, id, passwordHash, db);
+  }
+
   /** The user whose email and password these are, or undefined; same cost either way. */
   async authenticate(email: string, password: string): Promise<UserRow | undefined> {
     const user = await this.users.findByEmail(normalizeEmail(email));
@@ -151,7 +198,8 @@ export class UsersService {
   }
 }
 
-function checkPassword(password: string): void {
+/** 422 on `password` unless it is at least 12 characters and at most what bcrypt reads. */
+export function checkPassword(password: string): void {
   const problem =
     password.length < PASSWORD_MIN_LENGTH
       ? { code: 'too_short', message: `Use at least ${PASSWORD_MIN_LENGTH} characters.` }

@@ -8,6 +8,15 @@ import { RedisService } from '../../platform/redis/redis.module';
 export const FAILURES_PER_EMAIL_AND_IP = 5;
 export const FAILURES_PER_IP = 50;
 export const SIGN_UPS_PER_IP = 10;
+/**
+ * Password reset requests: a few per email and address (someone who lost the first mail),
+ * more per address; and a few per email from anywhere, so nobody can flood one mailbox.
+ */
+export const RESETS_PER_EMAIL_AND_IP = 5;
+export const RESETS_PER_IP = 50;
+export const RESETS_PER_EMAIL = 10;
+/** Uses of invitation and reset links (each hashes a password) per address. */
+export const LINK_USES_PER_IP = 20;
 const WINDOW_SECONDS = 15 * 60;
 
 /**
@@ -21,6 +30,10 @@ export class LoginThrottle {
   private readonly perEmailAndIp: RateLimiterRedis;
   private readonly perIp: RateLimiterRedis;
   private readonly signUps: RateLimiterRedis;
+  private readonly resetsPerEmailAndIp: RateLimiterRedis;
+  private readonly resetsPerIp: RateLimiterRedis;
+  private readonly resetsPerEmail: RateLimiterRedis;
+  private readonly linkUses: RateLimiterRedis;
 
   constructor(
     redis: RedisService,
@@ -32,6 +45,10 @@ export class LoginThrottle {
     this.perEmailAndIp = limiter('dashboard-signin-email-ip', FAILURES_PER_EMAIL_AND_IP);
     this.perIp = limiter('dashboard-signin-ip', FAILURES_PER_IP);
     this.signUps = limiter('dashboard-signup-ip', SIGN_UPS_PER_IP);
+    this.resetsPerEmailAndIp = limiter('dashboard-reset-email-ip', RESETS_PER_EMAIL_AND_IP);
+    this.resetsPerIp = limiter('dashboard-reset-ip', RESETS_PER_IP);
+    this.resetsPerEmail = limiter('dashboard-reset-email', RESETS_PER_EMAIL);
+    this.linkUses = limiter('dashboard-link-ip', LINK_USES_PER_IP);
   }
 
   /**
@@ -51,6 +68,24 @@ export class LoginThrottle {
 
   countSignUp(ip: string): Promise<void> {
     return consume(this.signUps, ip);
+  }
+
+  /**
+   * Counts a password reset request whether or not the email has an account, so a refusal
+   * (429) says nothing about who has one.
+   */
+  async beginPasswordReset(email: string, ip: string): Promise<void> {
+    await consume(this.resetsPerIp, ip);
+    await consume(this.resetsPerEmailAndIp, this.pairKey(email, ip));
+    await consume(
+      this.resetsPerEmail,
+      this.hasher.hash('dashboard-reset-throttle', normalizeEmail(email)),
+    );
+  }
+
+  /** Opening or using an invitation or reset link. */
+  countLinkUse(ip: string): Promise<void> {
+    return consume(this.linkUses, ip);
   }
 
   private pairKey(email: string, ip: string): string {

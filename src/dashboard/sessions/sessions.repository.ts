@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountId, accountIdOfRow } from '../../platform/database/account-id';
+import type { Db } from '../../platform/database/db';
 import { PrismaService } from '../../platform/database/prisma.service';
 
 export interface SessionWithUser {
@@ -68,6 +69,11 @@ export class SessionsRepository {
 
   async delete(id: string): Promise<void> {
     await this.prisma.session.deleteMany({ where: { id } });
+  }
+
+  /** Every session of one person; `db` joins the transaction that changed their password. */
+  async deleteAllOf(accountId: AccountId, userId: string, db: Db = this.prisma): Promise<number> {
+    return (await db.session.deleteMany({ where: { accountId, userId } })).count;
   }
 
   /** Expired rows are useless; sign-ins sweep them so the table stays small. */

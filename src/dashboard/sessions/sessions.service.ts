@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { newId } from '../../platform/crypto/ids';
 import { KeyedHasher } from '../../platform/crypto/keyed-hasher';
 import type { AccountId } from '../../platform/database/account-id';
+import type { Db } from '../../platform/database/db';
 import { SESSION_TOUCH_INTERVAL_MS } from '../../platform/settings';
 import { SessionsRepository, SessionWithUser } from './sessions.repository';
 
@@ -62,5 +63,10 @@ export class SessionsService {
 
   end(sessionId: string): Promise<void> {
     return this.sessions.delete(sessionId);
+  }
+
+  /** Signs a person out everywhere (a password reset); `db` joins the caller's transaction. */
+  endAllOf(accountId: AccountId, userId: string, db?: Db): Promise<number> {
+    return this.sessions.deleteAllOf(accountId, userId, db);
   }
 }

@@ -36,6 +36,8 @@ describe('loadConfig', () => {
     ['BOUNCE_DOMAIN', 'not a host!', /BOUNCE_DOMAIN/],
     ['HERALD_SECRET', '', /HERALD_SECRET must be at least 32 characters/],
     ['SIGNUP', 'sometimes', /SIGNUP must be one of first, open, closed/],
+    ['MAIL_FROM', 'Herald <not an address>', /MAIL_FROM must be an address/],
+    ['MAIL_FROM', 'a@example.com, b@example.com', /MAIL_FROM/],
     ['HERALD_SECRET', 'x'.repeat(31), /HERALD_SECRET/],
     [
       'LOG_LEVEL',
@@ -45,6 +47,15 @@ describe('loadConfig', () => {
   ])('stops on a bad %s, naming it', (name, value, message) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(message);
+  });
+
+  it('takes MAIL_FROM as given, else a no-reply address on the PUBLIC_URL host', () => {
+    expect(loadConfig({ ...base, PUBLIC_URL: 'https://mail.example.com' }).mailFrom).toBe(
+      'Herald <no-reply@mail.example.com>',
+    );
+    expect(loadConfig({ ...base, MAIL_FROM: ' Acme Ops <ops@acme.example> ' }).mailFrom).toBe(
+      'Acme Ops <ops@acme.example>',
+    );
   });
 
   it('reads the sender-domain settings', () => {

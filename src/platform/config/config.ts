@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import { parseMailbox } from '../validation/mailbox.decorator';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
 
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
@@ -38,6 +39,11 @@ export interface HeraldConfig {
    * (accounts come from the operator CLI).
    */
   signup: SignupMode;
+  /**
+   * MAIL_FROM (default `Herald <no-reply@PUBLIC_URL host>`): the From of Herald's own mail to
+   * dashboard people (password reset links, invitations), as opposed to accounts' mail.
+   */
+  mailFrom: string;
 }
 
 export const SIGNUP_MODES = ['first', 'open', 'closed'] as const;
@@ -124,7 +130,23 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     dnsServers: parseDnsServers(env.DNS_SERVERS),
     allowUnverifiedFrom: parseFlag(env, 'ALLOW_UNVERIFIED_FROM'),
     bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),
+    mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
   };
+}
+
+function parseMailFrom(raw: string | undefined, publicUrl: string): string {
+  // The default may name a host such as localhost, which has no dot: fine for a first try,
+  // and a relay that cares will say so. A value the operator sets must be a real mailbox.
+  if (raw === undefined || raw.trim() === '') {
+    return `Herald <no-reply@${new URL(publicUrl).hostname}>`;
+  }
+  if (!parseMailbox(raw)) {
+    throw new ConfigError(
+      'MAIL_FROM',
+      `must be an address or "Name <address>", got "${raw.slice(0, 100)}"`,
+    );
+  }
+  return raw.trim();
 }
 
 /**

@@ -211,6 +211,38 @@ export interface SenderDomain {
   created_at: string;
 }
 
+export interface Person {
+  id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  created_at: string;
+  last_sign_in_at: string | null;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: string;
+  status: 'pending' | 'accepted' | 'revoked' | 'expired';
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+}
+
+/** The creation answer: the only time the link is shown. */
+export interface CreatedInvitation extends Invitation {
+  url: string;
+  emailed: boolean;
+}
+
+export interface InvitationPreview {
+  email: string;
+  account_name: string;
+  expires_at: string;
+}
+
 export interface Suppression {
   email: string;
   reason: 'manual' | 'hard_bounce' | 'complaint' | 'unsubscribe';

@@ -10,6 +10,7 @@ const NAV = [
   { to: '/suppressions', label: 'Suppressions' },
   { to: '/domains', label: 'Sender domains' },
   { to: '/keys', label: 'API keys' },
+  { to: '/people', label: 'People' },
   { to: '/audit', label: 'Audit log' },
   { to: '/settings', label: 'Settings' },
 ];

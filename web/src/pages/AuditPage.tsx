@@ -10,6 +10,11 @@ import { Pager, useCursorPager } from '../ui/Pager';
 const ACTIONS: Record<string, string> = {
   'account.created': 'Created the account',
   'user.signed_in': 'Signed in',
+  'user.password_reset_requested': 'Asked for a password reset link',
+  'user.password_reset': 'Set a new password from a reset link',
+  'invitation.created': 'Invited someone',
+  'invitation.revoked': 'Withdrew an invitation',
+  'invitation.accepted': 'Joined through an invitation',
   'api_key.created': 'Created an API key',
   'api_key.revoked': 'Revoked an API key',
   'identity.erased': 'Erased an identity',

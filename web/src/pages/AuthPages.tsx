@@ -39,6 +39,9 @@ export function SignInPage() {
         </button>
       </form>
       <p className="auth-switch">
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
+      <p className="auth-switch">
         New to Herald? <Link to="/signup">Create an account</Link>
       </p>
     </AuthCard>
@@ -92,7 +95,7 @@ export function SignUpPage() {
           type="password"
           autoComplete="new-password"
           required
-          minLength={10}
+          minLength={12}
           hint="At least 12 characters."
           error={fieldError('password')}
         />
@@ -108,7 +111,7 @@ export function SignUpPage() {
   );
 }
 
-function AuthCard({ children }: { children: ReactNode }) {
+export function AuthCard({ children }: { children: ReactNode }) {
   return (
     <main className="auth" id="main">
       <div className="auth-brand">

@@ -1,0 +1,44 @@
+import { IsDefined, IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
+
+export class CreateInvitationDto {
+  @IsDefined()
+  @IsEmail({}, { message: 'email must be an email address' })
+  @MaxLength(254)
+  email!: string;
+}
+
+/** The token from a link: checked by the service, only bounded here. */
+export class LinkTokenDto {
+  @IsDefined()
+  @IsString()
+  @MaxLength(100)
+  token!: string;
+}
+
+export class AcceptInvitationDto extends LinkTokenDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  /** Length rules live in UsersService, as for sign-up; this only bounds input. */
+  @IsDefined()
+  @IsString()
+  @MaxLength(255)
+  password!: string;
+}
+
+export class PasswordResetRequestDto {
+  /** Any string up to an address's length: a malformed one is answered like an unknown one. */
+  @IsDefined()
+  @IsString()
+  @MaxLength(254)
+  email!: string;
+}
+
+export class PasswordResetCompleteDto extends LinkTokenDto {
+  @IsDefined()
+  @IsString()
+  @MaxLength(255)
+  password!: string;
+}
