@@ -47,6 +47,8 @@ module.exports = {
     {
       ...common,
       displayName: 'e2e',
+      // Every response of a TestApi is checked against the served OpenAPI document.
+      setupFilesAfterEnv: ['<rootDir>/test/support/contract/fail-on-violations.ts'],
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/browser/**/*.e2e-spec.ts'],
     },
   ],

@@ -36,12 +36,18 @@ export class CreateCampaignDto {
   @Mailbox()
   from!: string;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Or html and/or text.' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'Or html and/or text.',
+  })
   @IsOptional()
   @IsUUID('all', { message: 'template_id must be a template id' })
   template_id?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     description: 'Handlebars HTML body, without template_id.',
   })
@@ -51,6 +57,7 @@ export class CreateCampaignDto {
   html?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     description: 'Handlebars text body, without template_id.',
   })
@@ -59,7 +66,12 @@ export class CreateCampaignDto {
   @MaxLength(MAX_BODY)
   text?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Absent: every subscriber.' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'Absent: every subscriber.',
+  })
   @IsOptional()
   @IsUUID('all', { message: 'segment_id must be a segment id' })
   segment_id?: string | null;
@@ -88,24 +100,24 @@ export class UpdateCampaignDto {
   @Mailbox()
   from?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true })
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true })
   @IsOptional()
   @IsUUID('all', { message: 'template_id must be a template id' })
   template_id?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_BODY)
   html?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_BODY)
   text?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true })
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true })
   @IsOptional()
   @IsUUID('all', { message: 'segment_id must be a segment id' })
   segment_id?: string | null;

@@ -2,28 +2,32 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Campaign } from '../generated/prisma/client';
 
 export class CampaignProgress {
-  @ApiProperty({ description: 'Eligible recipients snapshotted so far.' }) recipients!: number;
-  @ApiProperty({ description: 'Delivered plus failed.' }) sent!: number;
-  @ApiProperty() delivered!: number;
-  @ApiProperty() failed!: number;
-  @ApiProperty({ description: 'Unsubscribed, bounced or erased audience members left out.' })
+  @ApiProperty({ type: 'integer', description: 'Eligible recipients snapshotted so far.' })
+  recipients!: number;
+  @ApiProperty({ type: 'integer', description: 'Delivered plus failed.' }) sent!: number;
+  @ApiProperty({ type: 'integer' }) delivered!: number;
+  @ApiProperty({ type: 'integer' }) failed!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Unsubscribed, bounced or erased audience members left out.',
+  })
   skipped!: number;
   @ApiProperty({ description: '0..100; 100 once the campaign is sent.' }) percent!: number;
 }
 
 export class CampaignResponse {
-  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty() subject!: string;
   @ApiProperty() from!: string;
-  @ApiProperty({ nullable: true }) template_id!: string | null;
-  @ApiProperty({ nullable: true }) segment_id!: string | null;
-  @ApiProperty({ nullable: true }) html!: string | null;
-  @ApiProperty({ nullable: true }) text!: string | null;
+  @ApiProperty({ type: String, nullable: true }) template_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) segment_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) html!: string | null;
+  @ApiProperty({ type: String, nullable: true }) text!: string | null;
   @ApiProperty({ enum: ['draft', 'sending', 'sent'] }) status!: string;
   @ApiProperty({ type: CampaignProgress }) progress!: CampaignProgress;
-  @ApiProperty({ format: 'date-time', nullable: true }) started_at!: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) finished_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
@@ -34,50 +38,81 @@ export class CampaignPage {
 }
 
 export class SendAcceptedResponse {
-  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: ['sending'] }) status!: 'sending';
 }
 
 export class CampaignStatsResponse {
-  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() status!: string;
-  @ApiProperty({ description: 'Eligible recipients (audience minus everyone skipped).' })
-  recipients!: number;
-  @ApiProperty({ description: 'Messages handed to SMTP with a final answer: delivered + failed.' })
-  sent!: number;
-  @ApiProperty({ description: 'Accepted by the SMTP server (250).' }) delivered!: number;
-  @ApiProperty({ description: 'Refused for good (5xx, or 4xx until retries ran out).' })
-  failed!: number;
-  @ApiProperty() skipped_erased!: number;
-  @ApiProperty() skipped_unsubscribed!: number;
-  @ApiProperty() skipped_bounced!: number;
-  @ApiProperty() skipped_complained!: number;
-  @ApiProperty({ description: 'Subscribed, but the address is on the suppression list.' })
-  skipped_suppressed!: number;
-  @ApiProperty({ description: 'Recipients who opened (tracking pixel), counted once each.' })
-  opens!: number;
-  @ApiProperty({ description: 'Recipients who clicked a tracked link, counted once each.' })
-  clicks!: number;
-  @ApiProperty({ description: 'Hard bounces: SMTP 5xx at sending, or a bounce report after.' })
-  bounces!: number;
-  @ApiProperty({ description: 'The same as bounces.' }) hard_bounces!: number;
   @ApiProperty({
+    type: 'integer',
+    description: 'Eligible recipients (audience minus everyone skipped).',
+  })
+  recipients!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Messages handed to SMTP with a final answer: delivered + failed.',
+  })
+  sent!: number;
+  @ApiProperty({ type: 'integer', description: 'Accepted by the SMTP server (250).' })
+  delivered!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Refused for good (5xx, or 4xx until retries ran out).',
+  })
+  failed!: number;
+  @ApiProperty({ type: 'integer' }) skipped_erased!: number;
+  @ApiProperty({ type: 'integer' }) skipped_unsubscribed!: number;
+  @ApiProperty({ type: 'integer' }) skipped_bounced!: number;
+  @ApiProperty({ type: 'integer' }) skipped_complained!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Subscribed, but the address is on the suppression list.',
+  })
+  skipped_suppressed!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients who opened (tracking pixel), counted once each.',
+  })
+  opens!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients who clicked a tracked link, counted once each.',
+  })
+  clicks!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Hard bounces: SMTP 5xx at sending, or a bounce report after.',
+  })
+  bounces!: number;
+  @ApiProperty({ type: 'integer', description: 'The same as bounces.' }) hard_bounces!: number;
+  @ApiProperty({
+    type: 'integer',
     description: 'Temporary failures that outlasted retries, or soft bounce reports.',
   })
   soft_bounces!: number;
-  @ApiProperty({ description: 'Recipients who reported the message as spam.' })
+  @ApiProperty({ type: 'integer', description: 'Recipients who reported the message as spam.' })
   complaints!: number;
-  @ApiProperty({ description: 'Recipients who unsubscribed through this message.' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients who unsubscribed through this message.',
+  })
   unsubscribes!: number;
-  @ApiProperty({ description: 'bounces / delivered, 0..1 (0 before anything was delivered).' })
+  @ApiProperty({
+    type: 'number',
+    description: 'bounces / delivered, 0..1 (0 before anything was delivered).',
+  })
   bounce_rate!: number;
-  @ApiProperty({ description: 'complaints / delivered, 0..1.' }) complaint_rate!: number;
-  @ApiProperty({ description: 'unsubscribes / delivered, 0..1.' }) unsubscribe_rate!: number;
-  @ApiProperty({ description: 'Recipients not yet sent (pending or in flight).' })
+  @ApiProperty({ type: 'number', description: 'complaints / delivered, 0..1.' })
+  complaint_rate!: number;
+  @ApiProperty({ type: 'number', description: 'unsubscribes / delivered, 0..1.' })
+  unsubscribe_rate!: number;
+  @ApiProperty({ type: 'integer', description: 'Recipients not yet sent (pending or in flight).' })
   outstanding!: number;
-  @ApiProperty({ description: '0..100' }) percent!: number;
-  @ApiProperty({ format: 'date-time', nullable: true }) started_at!: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) finished_at!: string | null;
+  @ApiProperty({ type: 'number', description: '0..100' }) percent!: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
 }
 
 function percent(row: Campaign): number {

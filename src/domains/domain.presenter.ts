@@ -11,7 +11,7 @@ export class DomainRecordResponse {
   @ApiProperty({ enum: ['TXT', 'MX'] }) type!: string;
   @ApiProperty({ example: 'herald-k3x9p2qa._domainkey.acme.example' }) name!: string;
   @ApiProperty({ description: 'What to publish: the TXT text, or the MX host.' }) value!: string;
-  @ApiPropertyOptional({ description: 'MX records only.' }) priority?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'MX records only.' }) priority?: number;
   @ApiProperty({ enum: RECORD_STATUSES }) status!: RecordStatus;
   @ApiProperty({
     type: String,
@@ -22,7 +22,7 @@ export class DomainRecordResponse {
 }
 
 export class DomainResponse {
-  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ example: 'acme.example' }) name!: string;
   @ApiProperty({ enum: DOMAIN_STATUSES }) status!: DomainStatus;
   @ApiProperty({ type: [DomainRecordResponse] }) records!: DomainRecordResponse[];

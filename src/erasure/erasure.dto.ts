@@ -3,7 +3,7 @@ import { IsDefined } from 'class-validator';
 import { EmailAddress } from '../platform/validation/email-address.decorator';
 
 export class EraseIdentityDto {
-  @ApiProperty({ format: 'email', example: 'ada@example.com' })
+  @ApiProperty({ format: 'idn-email', example: 'ada@example.com' })
   @IsDefined()
   @EmailAddress()
   email!: string;

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Segment } from '../generated/prisma/client';
 
 export class SegmentResponse {
-  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) filter!: object;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
@@ -11,7 +11,10 @@ export class SegmentResponse {
 
 /** A single segment also says how many subscribers match it right now. */
 export class SegmentWithCountResponse extends SegmentResponse {
-  @ApiProperty({ description: 'Subscribers matching the filter now, whatever their status.' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Subscribers matching the filter now, whatever their status.',
+  })
   count!: number;
 }
 

@@ -49,82 +49,82 @@ export class SubscriberProfileDto {
   @MaxLength(TEXT)
   id?: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)
   first_name?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)
   last_name?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(50)
   phone?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)
   address1?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)
   address2?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)
   city?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)
   state?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(32)
   zip?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, example: 'GB' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'GB' })
   @IsOptional()
   @IsString()
   @MaxLength(8)
   country_code?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
-    format: 'date-time',
     description: 'A date (`1990-05-01`) or a date-time with offset, from 1900-01-01 to today.',
   })
   @IsOptional()
   @CalendarDate({ from: '1900-01-01', until: 'today' })
   birthdate?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(50)
   gender?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(50)
   income_level?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(50)
@@ -140,13 +140,13 @@ export class SubscriberProfileDto {
   @MaxLength(50)
   status?: string;
 
-  @ApiPropertyOptional({ nullable: true, example: 'Europe/London' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Europe/London' })
   @IsOptional()
   @IsString()
   @MaxLength(64)
   timezone?: string | null;
 
-  @ApiPropertyOptional({ type: [String], maxItems: LIST_ITEMS })
+  @ApiPropertyOptional({ type: [String], nullable: true })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(LIST_ITEMS)
@@ -154,7 +154,7 @@ export class SubscriberProfileDto {
   @MaxLength(LIST_ITEM_LENGTH, { each: true })
   interests?: string[] | null;
 
-  @ApiPropertyOptional({ type: [String], maxItems: LIST_ITEMS })
+  @ApiPropertyOptional({ type: [String], nullable: true })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(LIST_ITEMS)
@@ -164,6 +164,7 @@ export class SubscriberProfileDto {
 
   @ApiPropertyOptional({
     type: 'object',
+    nullable: true,
     additionalProperties: true,
     description: 'At most 100 keys and 16 KiB as JSON.',
   })
@@ -171,7 +172,7 @@ export class SubscriberProfileDto {
   @JsonObject(CUSTOM_FIELDS)
   custom_fields?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ type: [SocialMediaDto] })
+  @ApiPropertyOptional({ type: [SocialMediaDto], nullable: true })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(50)
@@ -181,6 +182,7 @@ export class SubscriberProfileDto {
 
   @ApiPropertyOptional({
     type: 'object',
+    nullable: true,
     additionalProperties: true,
     description:
       'Free-form statistics to keep with the subscriber (e.g. imported ones): at most 100 ' +
@@ -204,7 +206,7 @@ export class SubscriberProfileDto {
 }
 
 export class CreateSubscriberDto extends SubscriberProfileDto {
-  @ApiProperty({ format: 'email', example: 'ada@example.com' })
+  @ApiProperty({ format: 'idn-email', example: 'ada@example.com' })
   @IsDefined()
   @EmailAddress()
   email!: string;
@@ -212,7 +214,7 @@ export class CreateSubscriberDto extends SubscriberProfileDto {
 
 /** PATCH: every field optional, email included. */
 export class UpdateSubscriberDto extends SubscriberProfileDto {
-  @ApiPropertyOptional({ format: 'email', example: 'ada@example.com' })
+  @ApiPropertyOptional({ format: 'idn-email', example: 'ada@example.com' })
   @ValidateIf(present)
   @EmailAddress()
   email?: string;

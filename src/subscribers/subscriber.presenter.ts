@@ -1,39 +1,39 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { Subscriber } from '../generated/prisma/client';
 import { SocialMediaDto } from './subscriber.dto';
 
 export class SubscriberStatisticsDto {
-  @ApiProperty() sent!: number;
-  @ApiProperty() delivered!: number;
-  @ApiProperty() opens!: number;
-  @ApiProperty() clicks!: number;
-  @ApiProperty() hard_bounces!: number;
-  @ApiProperty() soft_bounces!: number;
-  @ApiProperty() revenue_cents!: number;
-  @ApiProperty({ format: 'date-time', nullable: true }) last_sent_at!: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) last_open_at!: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) last_click_at!: string | null;
+  @ApiProperty({ type: 'integer' }) sent!: number;
+  @ApiProperty({ type: 'integer' }) delivered!: number;
+  @ApiProperty({ type: 'integer' }) opens!: number;
+  @ApiProperty({ type: 'integer' }) clicks!: number;
+  @ApiProperty({ type: 'integer' }) hard_bounces!: number;
+  @ApiProperty({ type: 'integer' }) soft_bounces!: number;
+  @ApiProperty({ type: 'integer' }) revenue_cents!: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_sent_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_open_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_click_at!: string | null;
 }
 
 /** A subscriber as the API returns it, statistics as the fixed object. */
 export class SubscriberResponse {
-  @ApiProperty() id!: string;
-  @ApiProperty({ format: 'email' }) email!: string;
-  @ApiPropertyOptional({ nullable: true }) first_name!: string | null;
-  @ApiPropertyOptional({ nullable: true }) last_name!: string | null;
-  @ApiPropertyOptional({ nullable: true }) phone!: string | null;
-  @ApiPropertyOptional({ nullable: true }) address1!: string | null;
-  @ApiPropertyOptional({ nullable: true }) address2!: string | null;
-  @ApiPropertyOptional({ nullable: true }) city!: string | null;
-  @ApiPropertyOptional({ nullable: true }) state!: string | null;
-  @ApiPropertyOptional({ nullable: true }) zip!: string | null;
-  @ApiPropertyOptional({ nullable: true }) country_code!: string | null;
-  @ApiPropertyOptional({ nullable: true, format: 'date-time' }) birthdate!: string | null;
-  @ApiPropertyOptional({ nullable: true }) gender!: string | null;
-  @ApiPropertyOptional({ nullable: true }) income_level!: string | null;
-  @ApiPropertyOptional({ nullable: true }) membership_status!: string | null;
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'idn-email' }) email!: string;
+  @ApiProperty({ type: String, nullable: true }) first_name!: string | null;
+  @ApiProperty({ type: String, nullable: true }) last_name!: string | null;
+  @ApiProperty({ type: String, nullable: true }) phone!: string | null;
+  @ApiProperty({ type: String, nullable: true }) address1!: string | null;
+  @ApiProperty({ type: String, nullable: true }) address2!: string | null;
+  @ApiProperty({ type: String, nullable: true }) city!: string | null;
+  @ApiProperty({ type: String, nullable: true }) state!: string | null;
+  @ApiProperty({ type: String, nullable: true }) zip!: string | null;
+  @ApiProperty({ type: String, nullable: true }) country_code!: string | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) birthdate!: string | null;
+  @ApiProperty({ type: String, nullable: true }) gender!: string | null;
+  @ApiProperty({ type: String, nullable: true }) income_level!: string | null;
+  @ApiProperty({ type: String, nullable: true }) membership_status!: string | null;
   @ApiProperty() status!: string;
-  @ApiPropertyOptional({ nullable: true }) timezone!: string | null;
+  @ApiProperty({ type: String, nullable: true }) timezone!: string | null;
   @ApiProperty({ type: [String] }) interests!: string[];
   @ApiProperty({ type: [String] }) tags!: string[];
   @ApiProperty({ type: 'object', additionalProperties: true }) custom_fields!: object;

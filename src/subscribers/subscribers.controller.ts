@@ -1,5 +1,6 @@
+import { ApiEndpoint } from '../platform/openapi/api-endpoint.decorator';
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { ApiPageQuery } from '../platform/pagination/api-page-query.decorator';
 import { Caller, Principal } from '../auth/principal';
 import { CalledVia, Surface } from '../auth/surface';
@@ -10,7 +11,6 @@ import { SubscribersService } from './subscribers.service';
 
 /** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */
 @ApiTags('subscribers')
-@ApiBearerAuth()
 @Controller(['v1/subscribers', 'dashboard/api/subscribers'])
 export class SubscribersController {
   constructor(private readonly subscribers: SubscribersService) {}
@@ -21,7 +21,12 @@ export class SubscribersController {
    */
   @Get()
   @ApiPageQuery()
-  @ApiOkResponse({ type: SubscriberPage })
+  @ApiEndpoint({
+    id: 'listSubscribers',
+    summary: 'List subscribers',
+    description: 'Newest first, one page at a time.',
+    success: { status: 200, type: SubscriberPage },
+  })
   list(
     @Caller() caller: Principal,
     @Query() query: ListQuery & { q?: unknown },
@@ -33,19 +38,38 @@ export class SubscribersController {
   }
 
   @Get(':id')
-  @ApiOkResponse({ type: SubscriberResponse })
+  @ApiEndpoint({
+    id: 'getSubscriber',
+    summary: 'Get a subscriber',
+    success: { status: 200, type: SubscriberResponse },
+    errors: [404],
+  })
   get(@Caller() caller: Principal, @Param('id') id: string) {
     return this.subscribers.get(caller, id);
   }
 
   @Post()
-  @ApiCreatedResponse({ type: SubscriberResponse })
+  @ApiEndpoint({
+    id: 'createSubscriber',
+    summary: 'Create a subscriber',
+    description:
+      'An email that already exists is a 422 (`already_exists` on `email`); an erased one is a 409.',
+    success: { status: 201, type: SubscriberResponse },
+    errors: [409, 422],
+  })
   create(@Caller() caller: Principal, @Body() body: CreateSubscriberDto) {
     return this.subscribers.create(caller, body);
   }
 
   @Patch(':id')
-  @ApiOkResponse({ type: SubscriberResponse })
+  @ApiEndpoint({
+    id: 'updateSubscriber',
+    summary: 'Update a subscriber',
+    description:
+      'Only the fields given change; `null` clears an optional field. Changing to an erased email is a 409.',
+    success: { status: 200, type: SubscriberResponse },
+    errors: [404, 409, 422],
+  })
   update(@Caller() caller: Principal, @Param('id') id: string, @Body() body: UpdateSubscriberDto) {
     return this.subscribers.update(caller, id, body);
   }

@@ -4,7 +4,7 @@ import { EmailAddress } from '../platform/validation/email-address.decorator';
 import { SUPPRESSION_REASONS } from './suppression-reason';
 
 export class AddSuppressionDto {
-  @ApiProperty({ format: 'email', example: 'ada@example.com' })
+  @ApiProperty({ format: 'idn-email', example: 'ada@example.com' })
   @IsDefined()
   @EmailAddress()
   email!: string;

@@ -36,6 +36,7 @@ export class CreateTemplateDto {
   subject!: string;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     example: '<p>Hi {{first_name}}</p>',
     description: `HTML body; merged values are HTML-escaped. ${MERGE_FIELDS} html, text or both.`,
@@ -46,6 +47,7 @@ export class CreateTemplateDto {
   html?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     example: 'Hi {{first_name}}',
     description: `Plain-text body. ${MERGE_FIELDS} html, text or both.`,
@@ -72,13 +74,13 @@ export class UpdateTemplateDto {
   @MaxLength(SUBJECT)
   subject?: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(BODY)
   html?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(BODY)
@@ -104,6 +106,6 @@ export class PreviewTemplateDto {
 
 export class RenderedTemplateResponse {
   @ApiProperty() subject!: string;
-  @ApiProperty({ nullable: true }) html!: string | null;
-  @ApiProperty({ nullable: true }) text!: string | null;
+  @ApiProperty({ type: String, nullable: true }) html!: string | null;
+  @ApiProperty({ type: String, nullable: true }) text!: string | null;
 }

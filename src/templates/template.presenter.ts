@@ -2,11 +2,11 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Template } from '../generated/prisma/client';
 
 export class TemplateResponse {
-  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty() subject!: string;
-  @ApiProperty({ nullable: true }) html!: string | null;
-  @ApiProperty({ nullable: true }) text!: string | null;
+  @ApiProperty({ type: String, nullable: true }) html!: string | null;
+  @ApiProperty({ type: String, nullable: true }) text!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }

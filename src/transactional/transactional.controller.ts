@@ -1,11 +1,6 @@
+import { ApiEndpoint } from '../platform/openapi/api-endpoint.decorator';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiBearerAuth,
-  ApiHeader,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Caller, Principal } from '../auth/principal';
 import { IDEMPOTENCY_HEADER, parseIdempotencyKey, REPLAYED_HEADER } from './idempotency-key';
@@ -14,21 +9,21 @@ import { TransactionalMessageResponse } from './transactional.presenter';
 import { TransactionalService } from './transactional.service';
 
 @ApiTags('transactional')
-@ApiBearerAuth()
 @Controller('v1/transactional')
 export class TransactionalController {
   constructor(private readonly transactional: TransactionalService) {}
 
   @Post('send')
   @HttpCode(202)
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
+  @ApiEndpoint({
+    id: 'sendTransactional',
+    summary: 'Send a transactional email',
     description:
-      '1-255 characters, kept 24 hours per account. A retry with the same key and payload ' +
-      'replays the first response with `Idempotent-Replayed: true`.',
+      'Inline content (html and/or text) or a stored template. 409: the idempotency key was reused with another payload, the first request is still in progress, or the recipient was erased.',
+    success: { status: 202, type: TransactionalAcceptedResponse },
+    errors: [409, 422],
+    idempotent: true,
   })
-  @ApiAcceptedResponse({ type: TransactionalAcceptedResponse })
   async send(
     @Caller() caller: Principal,
     @Body() body: SendTransactionalDto,
@@ -43,7 +38,12 @@ export class TransactionalController {
   }
 
   @Get(':id')
-  @ApiOkResponse({ type: TransactionalMessageResponse })
+  @ApiEndpoint({
+    id: 'getTransactional',
+    summary: 'Get a transactional message',
+    success: { status: 200, type: TransactionalMessageResponse },
+    errors: [404],
+  })
   get(@Caller() caller: Principal, @Param('id') id: string) {
     return this.transactional.get(caller, id);
   }

@@ -24,7 +24,7 @@ const subjectApplies = (body: SendTransactionalDto) =>
  * may then be left out (the template's own is used) or given to replace it.
  */
 export class SendTransactionalDto {
-  @ApiProperty({ format: 'email', example: 'ada@example.com' })
+  @ApiProperty({ format: 'idn-email', example: 'ada@example.com' })
   @IsDefined()
   @EmailAddress()
   to!: string;
@@ -37,7 +37,10 @@ export class SendTransactionalDto {
   @Mailbox()
   from!: string;
 
-  @ApiProperty({ example: 'Your receipt', description: 'Optional with template_id.' })
+  @ApiPropertyOptional({
+    example: 'Your receipt',
+    description: 'Required without template_id; with one, replaces the template subject.',
+  })
   @ValidateIf(subjectApplies)
   @IsDefined()
   @IsString()

@@ -5,20 +5,24 @@ import { TransactionalMessage } from '../generated/prisma/client';
 export type PublicStatus = 'queued' | 'sent' | 'failed';
 
 export class TransactionalMessageResponse {
-  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: ['queued', 'sent', 'failed'] }) status!: PublicStatus;
-  @ApiProperty({ nullable: true, description: 'Null once the recipient was erased.' })
+  @ApiProperty({ type: String, nullable: true, description: 'Null once the recipient was erased.' })
   to!: string | null;
   @ApiProperty() from!: string;
-  @ApiProperty({ nullable: true }) subject!: string | null;
-  @ApiProperty({ nullable: true }) template_id!: string | null;
-  @ApiProperty({ nullable: true, description: 'The Message-ID header it was sent with.' })
+  @ApiProperty({ type: String, nullable: true }) subject!: string | null;
+  @ApiProperty({ type: String, nullable: true }) template_id!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The Message-ID header it was sent with.',
+  })
   message_id!: string | null;
-  @ApiProperty() attempts!: number;
-  @ApiProperty({ nullable: true, description: 'Why it failed, when it did.' })
+  @ApiProperty({ type: 'integer' }) attempts!: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it failed, when it did.' })
   error!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
-  @ApiProperty({ format: 'date-time', nullable: true }) sent_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) sent_at!: string | null;
 }
 
 export function presentMessage(row: TransactionalMessage): TransactionalMessageResponse {

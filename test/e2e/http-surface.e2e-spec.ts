@@ -91,7 +91,7 @@ describe('one surface, two credentials', () => {
     expect(paths.filter((path) => path.startsWith('/dashboard'))).toEqual([]);
     // Two paths per controller do not show in the operation ids clients generate names from.
     const operations = doc.body.paths as Record<string, Record<string, { operationId: string }>>;
-    expect(operations['/v1/subscribers'].get.operationId).toBe('SubscribersController_list');
+    expect(operations['/v1/subscribers'].get.operationId).toBe('listSubscribers');
     const ids = Object.values(operations).flatMap((item) =>
       Object.values(item).map((operation) => operation.operationId),
     );

@@ -141,12 +141,12 @@ describe('operator CLI and the running server', () => {
 
   it('serves the OpenAPI document with each operation’s scope, and the docs page', async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { security?: { bearer: string[] }[] }>>;
+      paths: Record<string, Record<string, Record<string, unknown>>>;
     };
-    expect(doc.paths['/v1/subscribers'].get.security).toEqual([{ bearer: ['subscribers:read'] }]);
-    expect(doc.paths['/v1/subscribers/{id}'].patch.security).toEqual([
-      { bearer: ['subscribers:write'] },
-    ]);
+    const list = doc.paths['/v1/subscribers'].get;
+    expect(list.security).toEqual([{ apiKey: [] }]);
+    expect(list['x-required-scope']).toBe('subscribers:read');
+    expect(doc.paths['/v1/subscribers/{id}'].patch['x-required-scope']).toBe('subscribers:write');
     const page = await fetch(`${base}/docs`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('swagger');

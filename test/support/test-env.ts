@@ -8,6 +8,8 @@ import { createHttpApp } from '../../src/http-app';
 import { HeraldConfig, loadConfig } from '../../src/platform/config/config';
 import { migrate } from '../../src/platform/database/migrator';
 import { PrismaService } from '../../src/platform/database/prisma.service';
+import { watchResponses } from './contract/contract-watch';
+import { ResponseContract } from './contract/response-contract';
 import { Factories, Tenant } from './factories';
 
 const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
@@ -93,7 +95,11 @@ export class TestApi {
 
   /** `workers: false` is `--api-only`: nothing in this process consumes queued jobs. */
   static async start(env: TestEnv, options: AppOptions = { workers: true }): Promise<TestApi> {
-    return new TestApi(await createHttpApp(env.config, options));
+    const app = await createHttpApp(env.config, options);
+    // Every answer of this app is checked against the document it serves (contract-watch.ts).
+    const served = await app.inject({ method: 'GET', url: '/openapi.json' });
+    watchResponses(app.getHttpServer(), new ResponseContract(served.json()));
+    return new TestApi(app);
   }
 
   get server() {

@@ -8,14 +8,14 @@ export function ApiPageQuery(): MethodDecorator {
     ApiQuery({
       name: 'limit',
       required: false,
-      type: Number,
-      description: `default ${DEFAULT_LIMIT}; clamped into 1..${MAX_LIMIT}; non-numeric → 400`,
+      schema: { type: 'integer', default: DEFAULT_LIMIT },
+      description: `Items per page, clamped into 1..${MAX_LIMIT} (not refused); non-numeric → 400.`,
     }),
     ApiQuery({
       name: 'cursor',
       required: false,
       type: String,
-      description: 'the next_cursor of the previous page',
+      description: 'The `next_cursor` of the previous page (opaque, bound to the account).',
     }),
   );
 }

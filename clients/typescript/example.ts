@@ -1,0 +1,82 @@
+/**
+ * The typed client in use: openapi-fetch over the types openapi-typescript generates from
+ * the served document (`npm run client:generate` writes herald-api.d.ts). It calls every
+ * operation of the API, so `npm run typecheck` fails when the document and this program
+ * disagree, and the openapi e2e test compiles it against a client generated afresh.
+ */
+import createClient from 'openapi-fetch';
+import type { components, paths } from './herald-api';
+
+type Subscriber = components['schemas']['SubscriberResponse'];
+
+export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[]> {
+  const herald = createClient<paths>({
+    baseUrl,
+    headers: { Authorization: `Bearer ${apiKey}` },
+  });
+  const id = { path: { id: '0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90' } };
+
+  const created = await herald.POST('/v1/subscribers', {
+    body: { email: 'ada@example.com', first_name: 'Ada', tags: ['vip'] },
+  });
+  if (created.error) throw new Error(created.error.error.message);
+  const nickname: string | null = created.data.first_name;
+  await herald.PATCH('/v1/subscribers/{id}', {
+    params: { path: { id: created.data.id } },
+    body: { last_name: nickname === null ? null : 'Lovelace' },
+  });
+  await herald.GET('/v1/subscribers/{id}', { params: id });
+  await herald.POST('/v1/erasures', { body: { email: 'grace@example.com' } });
+
+  await herald.GET('/v1/suppressions', { params: { query: { limit: 10 } } });
+  await herald.POST('/v1/suppressions', { body: { email: 'bob@example.com', reason: 'manual' } });
+  await herald.DELETE('/v1/suppressions/{email}', {
+    params: { path: { email: 'bob@example.com' } },
+  });
+
+  await herald.GET('/v1/segments');
+  await herald.POST('/v1/segments', { body: { name: 'VIPs', filter: {} } });
+  await herald.GET('/v1/segments/{id}', { params: id });
+  await herald.PATCH('/v1/segments/{id}', { params: id, body: { name: 'Top VIPs' } });
+  await herald.DELETE('/v1/segments/{id}', { params: id });
+
+  await herald.GET('/v1/templates');
+  await herald.POST('/v1/templates', {
+    body: { name: 'Welcome', subject: 'Hi {{first_name}}', html: '<p>Hi</p>', text: null },
+  });
+  await herald.GET('/v1/templates/{id}', { params: id });
+  await herald.PATCH('/v1/templates/{id}', { params: id, body: { subject: 'Hello' } });
+  await herald.DELETE('/v1/templates/{id}', { params: id });
+  await herald.POST('/v1/templates/{id}/preview', { params: id, body: { data: { n: 1 } } });
+
+  await herald.GET('/v1/campaigns');
+  const campaign = await herald.POST('/v1/campaigns', {
+    body: { name: 'News', subject: 'News', from: 'news@acme.example', html: '<p>News</p>' },
+  });
+  const progress: number | undefined = campaign.data?.progress.percent;
+  await herald.GET('/v1/campaigns/{id}', { params: id });
+  await herald.PATCH('/v1/campaigns/{id}', { params: id, body: { segment_id: null } });
+  await herald.DELETE('/v1/campaigns/{id}', { params: id });
+  const sent = await herald.POST('/v1/campaigns/{id}/send', { params: id });
+  const status: 'sending' | undefined = sent.data?.status;
+  const stats = await herald.GET('/v1/campaigns/{id}/stats', { params: id });
+  const delivered: number | undefined = stats.data?.delivered;
+
+  const accepted = await herald.POST('/v1/transactional/send', {
+    params: { header: { 'Idempotency-Key': 'order-1042' } },
+    body: { to: 'ada@example.com', from: 'shop@acme.example', subject: 'Receipt', text: 'Thanks' },
+  });
+  const replayed = accepted.response.headers.get('Idempotent-Replayed') === 'true';
+  await herald.GET('/v1/transactional/{id}', { params: id });
+
+  await herald.GET('/v1/domains');
+  await herald.POST('/v1/domains', { body: { name: 'acme.example' } });
+  await herald.GET('/v1/domains/{id}', { params: id });
+  await herald.DELETE('/v1/domains/{id}', { params: id });
+  await herald.POST('/v1/domains/{id}/verify', { params: id });
+  await herald.POST('/v1/domains/{id}/rotate', { params: id });
+
+  const page = await herald.GET('/v1/subscribers', { params: { query: { limit: 100 } } });
+  console.log({ progress, status, delivered, replayed, next: page.data?.next_cursor });
+  return page.data?.data ?? [];
+}
