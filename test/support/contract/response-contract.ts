@@ -67,6 +67,27 @@ export class ResponseContract {
     }
     // A literal segment wins over a parameter (`/x/send` before `/x/{id}`).
     this.operations.sort((a, b) => paramCount(a.template) - paramCount(b.template));
+    this.compileAll();
+  }
+
+  /**
+   * Compiles every validator up front. Checks run inside the server under test, so a schema
+   * compiled on first sight would stall its event loop in the middle of the test (the fuzz
+   * test's /health budget noticed).
+   */
+  private compileAll(): void {
+    this.validator('#/components/schemas/Error');
+    for (const operation of this.operations) {
+      for (const [status, documented] of Object.entries(operation.responses)) {
+        const pointer = responsePointer(operation, status);
+        for (const name of Object.keys((documented.headers ?? {}))) {
+          this.validator(`${pointer}/headers/${escapePointer(name)}/schema`);
+        }
+        if ((documented.content as Record<string, Json> | undefined)?.['application/json']) {
+          this.validator(`${pointer}/content/application~1json/schema`);
+        }
+      }
+    }
   }
 
   check(response: ObservedResponse): Verdict {
@@ -110,7 +131,7 @@ export class ResponseContract {
           `(documented: ${Object.keys(operation.responses).join(', ')})`,
       ];
     }
-    const pointer = `#/paths/${escapePointer(operation.template)}/${operation.method.toLowerCase()}/responses/${response.status}`;
+    const pointer = responsePointer(operation, String(response.status));
     const problems = this.checkHeaders(documented, pointer, response);
     const content = documented.content as Record<string, Json> | undefined;
     if (response.method === 'HEAD') return problems;
@@ -172,6 +193,10 @@ export class ResponseContract {
   get source(): Json {
     return this.document;
   }
+}
+
+function responsePointer(operation: Operation, status: string): string {
+  return `#/paths/${escapePointer(operation.template)}/${operation.method.toLowerCase()}/responses/${status}`;
 }
 
 function paramCount(template: string): number {
