@@ -80,7 +80,7 @@ export class ResponseContract {
     for (const operation of this.operations) {
       for (const [status, documented] of Object.entries(operation.responses)) {
         const pointer = responsePointer(operation, status);
-        for (const name of Object.keys((documented.headers ?? {}))) {
+        for (const name of Object.keys(documented.headers ?? {})) {
           this.validator(`${pointer}/headers/${escapePointer(name)}/schema`);
         }
         if ((documented.content as Record<string, Json> | undefined)?.['application/json']) {
