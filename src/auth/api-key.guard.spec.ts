@@ -11,15 +11,23 @@ import { SCOPES } from './scopes';
 
 const KEY = `sk_live_${'a'.repeat(43)}`;
 
-/** Counts what reaches the limiter; refuses once `allowed` requests have passed. */
+/**
+ * Counts what reaches each budget: a key's, and an address's for requests without a valid
+ * key. Refuses a key once `allowed` of its requests have passed.
+ */
 class LimiterStub {
   counted = 0;
+  countedForAddresses = 0;
   constructor(private readonly allowed = Infinity) {}
   enforce(): Promise<void> {
     this.counted += 1;
     return this.counted > this.allowed
       ? Promise.reject(new RateLimitedError(1))
       : Promise.resolve();
+  }
+  enforceForAddress(): Promise<void> {
+    this.countedForAddresses += 1;
+    return Promise.resolve();
   }
 }
 
@@ -74,24 +82,28 @@ describe('ApiKeyGuard', () => {
     });
   });
 
-  it('counts only authenticated, authorised requests against the rate limit', async () => {
-    const limiter = new LimiterStub(1);
+  it('counts a bad key against the address, never against a key', async () => {
+    const limiter = new LimiterStub();
     const guard = guardWith(['subscribers:read'], limiter);
     await expect(
       guard.canActivate(context('GET', '/v1/subscribers', 'Bearer nope').ctx),
     ).rejects.toBeInstanceOf(InvalidCredentialError);
+    expect(limiter.countedForAddresses).toBe(1);
+    expect(limiter.counted).toBe(0);
+  });
+
+  it('counts a good key’s requests against its budget, missing scope or not', async () => {
+    const limiter = new LimiterStub(1);
+    const guard = guardWith(['subscribers:read'], limiter);
     await expect(
       guard.canActivate(context('POST', '/v1/subscribers', `Bearer ${KEY}`).ctx),
     ).rejects.toBeInstanceOf(InsufficientScopeError);
-    expect(limiter.counted).toBe(0);
-
-    await expect(
-      guard.canActivate(context('GET', '/v1/subscribers', `Bearer ${KEY}`).ctx),
-    ).resolves.toBe(true);
+    expect(limiter.counted).toBe(1);
     await expect(
       guard.canActivate(context('GET', '/v1/subscribers', `Bearer ${KEY}`).ctx),
     ).rejects.toBeInstanceOf(RateLimitedError);
     expect(limiter.counted).toBe(2);
+    expect(limiter.countedForAddresses).toBe(0);
   });
 
   it('leaves routes outside /v1 to their own authentication', async () => {

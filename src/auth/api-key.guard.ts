@@ -9,9 +9,12 @@ import { API_PREFIX } from './surface';
 /**
  * The /v1 half of RouteGuard. Every /v1 route needs a bearer key that is active (else 401)
  * and holds the scope ROUTE_SCOPES names for the route (else 403). A /v1 route missing from
- * that table is refused to every key. Routes outside /v1 are not its business. Only then is
- * the request counted against the key's rate limit (429), so a bad key never spends anyone's
- * quota.
+ * that table is refused to every key. Routes outside /v1 are not its business.
+ *
+ * Every answer carries a rate-limit budget. A request without a valid key is counted against
+ * its address's anonymous budget, so a bad key never spends a real key's quota and guessing
+ * keys is throttled like any other anonymous traffic; a valid key is counted against its own
+ * budget before the scope check, since it did reach us.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -27,8 +30,14 @@ export class ApiKeyGuard implements CanActivate {
     const route = request.routeOptions.url ?? '';
     if (!route.startsWith(API_PREFIX)) return true;
 
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
     const key = await this.keys.authenticate(bearerToken(request) ?? '');
-    if (!key) throw new InvalidCredentialError();
+    if (!key) {
+      await this.rateLimiter.enforceForAddress(request.ip, reply);
+      throw new InvalidCredentialError();
+    }
+    const principal = { accountId: key.accountId, apiKeyId: key.id, scopes: key.scopes };
+    await this.rateLimiter.enforce(principal, request.method, route, reply);
 
     const scope = requiredScope(request.method, route);
     if (!scope) {
@@ -37,9 +46,7 @@ export class ApiKeyGuard implements CanActivate {
     }
     if (!key.scopes.includes(scope)) throw new InsufficientScopeError(scope);
 
-    request.principal = { accountId: key.accountId, apiKeyId: key.id, scopes: key.scopes };
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
-    await this.rateLimiter.enforce(request.principal, request.method, route, reply);
+    request.principal = principal;
     return true;
   }
 }

@@ -74,12 +74,11 @@ const IDEMPOTENCY_KEY = {
 };
 
 /**
- * Which rate-limit headers an answer carries. The key's budget is counted once the key is
- * known to be good and holds the scope, so 401 and 403 never carry them; a 400 or 500 may
- * come before or after that point; everything else comes after it.
+ * Which rate-limit headers an answer carries. Authentication counts every request on a budget
+ * (the key's, or the address's when the key is bad), so from 401 on they are always there; a
+ * 400, 404 or 500 may come before that point (a body that cannot be parsed, an unknown route).
  */
-function rateLimitHeadersOf(status: number): 'always' | 'maybe' | 'never' {
-  if (status === 401 || status === 403) return 'never';
+function rateLimitHeadersOf(status: number): 'always' | 'maybe' {
   if (status === 400 || status === 404 || status === 500) return 'maybe';
   return 'always';
 }
@@ -158,10 +157,8 @@ function describeOperation(operation: Json, scope: string, schemas: Record<strin
     const code = Number(status);
     const headers: Record<string, Json> = {};
     const rateLimit = rateLimitHeadersOf(code);
-    if (rateLimit !== 'never') {
-      for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
-        headers[name] = headerRef(name, rateLimit === 'always');
-      }
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
+      headers[name] = headerRef(name, rateLimit === 'always');
     }
     if (code === 429) headers['Retry-After'] = headerRef('Retry-After', true);
     if (mark?.idempotent && code < 300) {
