@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Campaign } from '../generated/prisma/client';
+import type { CampaignEngagement } from '../stats/stats.service';
 
 export class CampaignProgress {
   @ApiProperty({ type: 'integer', description: 'Eligible recipients snapshotted so far.' })
@@ -42,6 +43,14 @@ export class SendAcceptedResponse {
   @ApiProperty({ enum: ['sending'] }) status!: 'sending';
 }
 
+export class CampaignLinkStats {
+  @ApiProperty({ description: 'The link as clicked.' }) url!: string;
+  @ApiProperty({ type: 'integer', description: "People's clicks on it." }) clicks!: number;
+  @ApiProperty({ type: 'integer', description: 'Recipients who clicked it, once each.' })
+  unique_clicks!: number;
+  @ApiProperty({ type: 'integer', description: 'Machine clicks on it.' }) machine_clicks!: number;
+}
+
 export class CampaignStatsResponse {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() status!: string;
@@ -73,14 +82,35 @@ export class CampaignStatsResponse {
   skipped_suppressed!: number;
   @ApiProperty({
     type: 'integer',
-    description: 'Recipients who opened (tracking pixel), counted once each.',
+    description: "People's opens (tracking pixel), every one; machine opens excluded.",
   })
   opens!: number;
   @ApiProperty({
     type: 'integer',
-    description: 'Recipients who clicked a tracked link, counted once each.',
+    description: 'Recipients who opened, once each (machine opens never count).',
+  })
+  unique_opens!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Opens by privacy proxies (Apple Mail Privacy Protection), scanners, or within seconds of delivery.',
+  })
+  machine_opens!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: "People's clicks on tracked links, every one; machine clicks excluded.",
   })
   clicks!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients who clicked, once each (machine clicks never count).',
+  })
+  unique_clicks!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Clicks by link scanners, or within seconds of delivery.',
+  })
+  machine_clicks!: number;
   @ApiProperty({
     type: 'integer',
     description: 'Hard bounces: SMTP 5xx at sending, or a bounce report after.',
@@ -101,6 +131,13 @@ export class CampaignStatsResponse {
   unsubscribes!: number;
   @ApiProperty({
     type: 'number',
+    description: 'unique_opens / delivered, 0..1 (0 before anything was delivered).',
+  })
+  open_rate!: number;
+  @ApiProperty({ type: 'number', description: 'unique_clicks / delivered, 0..1.' })
+  click_rate!: number;
+  @ApiProperty({
+    type: 'number',
     description: 'bounces / delivered, 0..1 (0 before anything was delivered).',
   })
   bounce_rate!: number;
@@ -108,6 +145,18 @@ export class CampaignStatsResponse {
   complaint_rate!: number;
   @ApiProperty({ type: 'number', description: 'unsubscribes / delivered, 0..1.' })
   unsubscribe_rate!: number;
+  @ApiProperty({ type: 'integer', description: 'Conversions credited to this campaign.' })
+  conversions!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Revenue of those conversions (named in the conversion, or by last click).',
+  })
+  revenue_cents!: number;
+  @ApiProperty({
+    type: [CampaignLinkStats],
+    description: 'Clicks per link, the most clicked first (at most 100).',
+  })
+  links!: CampaignLinkStats[];
   @ApiProperty({ type: 'integer', description: 'Recipients not yet sent (pending or in flight).' })
   outstanding!: number;
   @ApiProperty({ type: 'number', description: '0..100' }) percent!: number;
@@ -158,7 +207,11 @@ export function presentCampaign(row: Campaign): CampaignResponse {
   };
 }
 
-export function presentCampaignStats(row: Campaign, outstanding: number): CampaignStatsResponse {
+export function presentCampaignStats(
+  row: Campaign,
+  outstanding: number,
+  engagement: CampaignEngagement,
+): CampaignStatsResponse {
   return {
     id: row.id,
     status: row.status,
@@ -171,16 +224,31 @@ export function presentCampaignStats(row: Campaign, outstanding: number): Campai
     skipped_bounced: row.skippedBouncedCount,
     skipped_complained: row.skippedComplainedCount,
     skipped_suppressed: row.skippedSuppressedCount,
-    opens: row.openCount,
-    clicks: row.clickCount,
+    // The ledger marks a recipient's first human open and click: the campaign's unique counts.
+    opens: engagement.opens,
+    unique_opens: row.openCount,
+    machine_opens: engagement.machineOpens,
+    clicks: engagement.clicks,
+    unique_clicks: row.clickCount,
+    machine_clicks: engagement.machineClicks,
     bounces: row.bounceCount,
     hard_bounces: row.bounceCount,
     soft_bounces: row.softBounceCount,
     complaints: row.complaintCount,
     unsubscribes: row.unsubscribeCount,
+    open_rate: rate(row.openCount, row.deliveredCount),
+    click_rate: rate(row.clickCount, row.deliveredCount),
     bounce_rate: rate(row.bounceCount, row.deliveredCount),
     complaint_rate: rate(row.complaintCount, row.deliveredCount),
     unsubscribe_rate: rate(row.unsubscribeCount, row.deliveredCount),
+    conversions: engagement.conversions,
+    revenue_cents: engagement.revenueCents,
+    links: engagement.links.map((link) => ({
+      url: link.url,
+      clicks: link.clicks,
+      unique_clicks: link.uniqueClicks,
+      machine_clicks: link.machineClicks,
+    })),
     outstanding,
     percent: percent(row),
     started_at: row.startedAt?.toISOString() ?? null,
