@@ -5,6 +5,11 @@
 // messages/s of both, their ratio (target ≥ 0.6), the time from the 202 to the first message
 // at the sink (target < 1 s), and the worker's peak RSS (VmHWM; should not grow with N).
 //
+// With BENCH_WEBHOOK=1, every size is sent twice by Herald: once as above, once more (a new
+// campaign to the same audience) with one webhook endpoint subscribed to every event, served by a
+// loopback receiver in this process; both rates are printed with their ratio (target ≥ 0.90),
+// and how long the receiver took to get every event of the send (2 per message + 2).
+//
 // Env (optional): BENCH_SIZES (20000,100000), BENCH_WORKERS (1) worker processes,
 // BENCH_POOL (8) SMTP connections per process for both contenders, BENCH_NODE_ARGS (none),
 // PG_SERVER (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
@@ -14,6 +19,8 @@
 // (also on failure and Ctrl-C).
 
 import { ChildProcess, fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -24,6 +31,7 @@ import { withClient } from '../support/stores';
 const SIZES = (process.env.BENCH_SIZES ?? '20000,100000').split(',').map(Number);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const POOL = Number(process.env.BENCH_POOL ?? 8);
+const WEBHOOK = process.env.BENCH_WEBHOOK === '1';
 /**
  * Node flags of the worker: as `npm run start:worker` runs it (a larger young generation,
  * since composing MIME churns short-lived objects; the raw blast gets the same), plus
@@ -40,6 +48,8 @@ const bench = new BenchHarness(
     LOG_LEVEL: 'warn',
     RATE_LIMIT: '1000000',
     RATE_LIMIT_SEND: '1000000',
+    // The webhook receiver runs on loopback.
+    WEBHOOK_ALLOW_PRIVATE: '1',
   },
   600_000,
 );
@@ -109,6 +119,59 @@ class Sink {
   }
 }
 
+// ---- the webhook receiver -----------------------------------------------------------------
+
+/** Counts webhook requests (answering 200 at once); verification is the e2e tests' business. */
+class Receiver {
+  private constructor(
+    readonly url: string,
+    private readonly counts: { count: number; lastAt: number },
+  ) {}
+
+  get count(): number {
+    return this.counts.count;
+  }
+
+  static async start(): Promise<Receiver> {
+    const counts = { count: 0, lastAt: 0 };
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        counts.count++;
+        counts.lastAt = Date.now();
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    server.unref();
+    return new Receiver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, counts);
+  }
+
+  async waitFor(count: number, timeoutMs: number): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.count < count) {
+      if (Date.now() > deadline) throw new Error(`receiver got ${this.count} of ${count}`);
+      await sleep(100);
+    }
+    return this.counts.lastAt;
+  }
+}
+
+const EVERY_EVENT = [
+  'email.sent',
+  'email.delivered',
+  'email.bounced',
+  'email.complained',
+  'email.opened',
+  'email.clicked',
+  'subscriber.created',
+  'subscriber.updated',
+  'subscriber.unsubscribed',
+  'subscriber.erased',
+  'campaign.sending',
+  'campaign.sent',
+];
+
 // ---- Herald ------------------------------------------------------------------------------
 
 async function seed(accountId: string, count: number): Promise<void> {
@@ -149,6 +212,8 @@ async function api(base: string, key: string, method: string, path: string, body
 
 interface HeraldResult {
   messagesPerSec: number;
+  /** With a webhook endpoint: from the 202 until the receiver had every event of the send. */
+  webhooksDoneMs?: number;
   /** Worker CPU per message: steadier than msg/s when other work shares the cores. */
   cpuMsPerMessage: number;
   firstMessageMs: number;
@@ -161,6 +226,7 @@ async function runHerald(
   base: string,
   key: string,
   accountSize: number,
+  receiver?: Receiver,
 ): Promise<HeraldResult> {
   const workers = [];
   for (let i = 0; i < WORKERS; i++) {
@@ -189,6 +255,7 @@ async function runHerald(
     html: '<html><body><p>Hello {{first_name}},</p><p>This month at <a href="https://acme.example/news">Acme</a>: things.</p><p><a href="{{unsubscribe_url}}">Unsubscribe</a></p></body></html>',
   });
   await sink.reset();
+  const receiverBase = receiver?.count ?? 0;
   const cpuBefore = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
   await api(base, key, 'POST', `/v1/campaigns/${campaign.id as string}/send`);
   const accepted = Date.now();
@@ -206,8 +273,13 @@ async function runHerald(
   if (extra !== 0) throw new Error(`the sink got ${extra} messages more than recipients`);
   const peaks = workers.map(({ child }) => peakRssMiB(child.pid));
   const cpuAfter = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
+  // email.sent and email.delivered per message, campaign.sending and campaign.sent.
+  const webhooksDoneMs = receiver
+    ? (await receiver.waitFor(receiverBase + 2 * accountSize + 2, 30 * 60_000)) - accepted
+    : undefined;
   await Promise.all(workers.map(({ child }) => bench.stop(child)));
   return {
+    webhooksDoneMs,
     messagesPerSec: accountSize / ((stats.lastAt - accepted) / 1000),
     cpuMsPerMessage: (cpuAfter - cpuBefore) / accountSize,
     firstMessageMs: stats.firstAt - accepted,
@@ -264,9 +336,10 @@ async function main(): Promise<void> {
   }
 
   const rows: string[] = [];
+  const webhookRows: string[] = [];
   for (const size of SIZES) {
     const account = await cli('accounts', 'create', '--name', `Bench ${size}`);
-    const scopes = 'campaigns:read,campaigns:write,campaigns:send,stats:read';
+    const scopes = 'campaigns:read,campaigns:write,campaigns:send,stats:read,webhooks:write';
     const { key } = await cli(
       'keys',
       'create',
@@ -287,6 +360,28 @@ async function main(): Promise<void> {
         `first message ${herald.firstMessageMs} ms after the 202, sent after ${(herald.sentAfterMs / 1000).toFixed(1)} s, ` +
         `worker peak RSS ${herald.peakRssMiB.map((m) => m.toFixed(0)).join(' + ')} MiB`,
     );
+    let hooked: HeraldResult | undefined;
+    if (WEBHOOK) {
+      const receiver = await Receiver.start();
+      await api(base, key, 'POST', '/v1/webhooks', { url: receiver.url, events: EVERY_EVENT });
+      hooked = await runHerald(sink, base, key, size, receiver);
+      console.log(
+        `  herald + webhook: ${hooked.messagesPerSec.toFixed(0)} msg/s ` +
+          `(${((hooked.messagesPerSec / herald.messagesPerSec) * 100).toFixed(1)} % of the run without), ` +
+          `${hooked.cpuMsPerMessage.toFixed(2)} worker CPU ms/msg, every event received ` +
+          `${((hooked.webhooksDoneMs ?? 0) / 1000).toFixed(1)} s after the 202 ` +
+          `(mail done after ${(hooked.sentAfterMs / 1000).toFixed(1)} s)`,
+      );
+      webhookRows.push(
+        [
+          String(size).padStart(8),
+          herald.messagesPerSec.toFixed(0).padStart(8),
+          hooked.messagesPerSec.toFixed(0).padStart(9),
+          (hooked.messagesPerSec / herald.messagesPerSec).toFixed(2).padStart(6),
+          ((hooked.webhooksDoneMs ?? 0) / 1000).toFixed(1).padStart(11),
+        ].join(' '),
+      );
+    }
     const rawAfter = await runRaw(sink, size);
     console.log(`  raw nodemailer pool: ${describeRaw(rawAfter)}`);
     const raw = rawAfter.messagesPerSec > rawBefore.messagesPerSec ? rawAfter : rawBefore;
@@ -314,6 +409,12 @@ async function main(): Promise<void> {
   console.log('       N    raw/s herald/s  ratio cpu-ratio first(ms)  RSS(MiB)');
   for (const row of rows) console.log(row);
   console.log('targets: ratio ≥ 0.60, first message < 1000 ms, RSS flat across N');
+  if (webhookRows.length > 0) {
+    console.log('\nwith one webhook endpoint subscribed to every event:');
+    console.log('       N herald/s +webhook/s  ratio events(s)');
+    for (const row of webhookRows) console.log(row);
+    console.log('target: ratio ≥ 0.90; events(s): from the 202 until the receiver had them all');
+  }
   console.log(
     'cpu-ratio: raw CPU ms/msg ÷ Herald worker CPU ms/msg (the same ratio, free of other load)',
   );

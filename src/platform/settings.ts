@@ -173,7 +173,9 @@ export const WEBHOOK_CONCURRENCY = 32;
  * …and while any worker delivers campaign mail: mail first. A 100k send is not slowed by the
  * 200k events it causes (bench/campaign-send BENCH_WEBHOOK=1); they catch up after it.
  */
-export const WEBHOOK_CONCURRENCY_WHILE_SENDING = 2;
+export const WEBHOOK_CONCURRENCY_WHILE_SENDING = 4;
+/** …claimed once per this interval at most: at most 40 deliveries a second per process. */
+export const WEBHOOK_TICK_WHILE_SENDING_MS = 100;
 /** Deliveries claimed per statement. */
 export const WEBHOOK_CLAIM_BATCH = 50;
 /** How often an idle dispatcher looks for due deliveries (other processes' events, retries). */

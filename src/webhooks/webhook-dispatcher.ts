@@ -14,6 +14,7 @@ import {
   WEBHOOK_CLAIM_BATCH,
   WEBHOOK_CONCURRENCY,
   WEBHOOK_CONCURRENCY_WHILE_SENDING,
+  WEBHOOK_TICK_WHILE_SENDING_MS,
   WEBHOOK_POLL_MS,
   WEBHOOK_RESULT_BATCH,
   WEBHOOK_RESULT_DELAY_MS,
@@ -58,6 +59,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private paceTimer: NodeJS.Timeout | undefined;
   /** Requests kept in flight now: fewer while campaign mail is being delivered. */
   private window = WEBHOOK_CONCURRENCY;
+  private sending = false;
   private readonly onPublished = () => this.wake?.();
 
   constructor(
@@ -85,17 +87,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * Mail first: while any worker delivers campaign mail, webhooks go at a reduced pace, so a
+   * Mail first: while any worker delivers campaign mail, webhooks go at a reduced pace (a few
+   * requests per WEBHOOK_TICK_WHILE_SENDING_MS, tens per second), so a
    * large send is not slowed by the events it causes; they catch up as soon as it is done.
    * (The deliveries are durable and their order is not promised, so delaying them is safe.)
    */
   private async pace(): Promise<void> {
     try {
-      const sending = (await this.campaignDeliveries.getActiveCount()) > 0;
-      this.window = sending ? WEBHOOK_CONCURRENCY_WHILE_SENDING : WEBHOOK_CONCURRENCY;
+      this.sending = (await this.campaignDeliveries.getActiveCount()) > 0;
     } catch {
-      this.window = WEBHOOK_CONCURRENCY; // Redis away: nothing is being sent through it either
+      this.sending = false; // Redis away: nothing is being sent through it either
     }
+    this.window = this.sending ? WEBHOOK_CONCURRENCY_WHILE_SENDING : WEBHOOK_CONCURRENCY;
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -128,7 +131,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         });
       }
       if (!this.running) break;
-      if (this.window - this.inFlight < batch) {
+      if (this.sending && claimed.length > 0) {
+        // Mail first: a few deliveries per tick while campaign mail is being delivered.
+        await new Promise((resolve) => setTimeout(resolve, WEBHOOK_TICK_WHILE_SENDING_MS));
+      } else if (this.window - this.inFlight < batch) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
       } else if (claimed.length === 0) {
         await this.idle();

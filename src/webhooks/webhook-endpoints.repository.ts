@@ -43,8 +43,13 @@ export class WebhookEndpointsRepository {
     return count === 1 ? this.findById(accountId, id) : null;
   }
 
+  /** The endpoint and its deliveries (no foreign key does it: see the schema). */
   async delete(accountId: AccountId, id: string): Promise<boolean> {
-    const { count } = await this.prisma.webhookEndpoint.deleteMany({ where: { accountId, id } });
-    return count === 1;
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.webhookEndpoint.deleteMany({ where: { accountId, id } });
+      if (count === 1)
+        await tx.webhookDelivery.deleteMany({ where: { accountId, endpointId: id } });
+      return count === 1;
+    });
   }
 }
