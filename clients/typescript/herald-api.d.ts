@@ -1075,6 +1075,10 @@ export interface components {
                     /** @example already_exists */
                     code: string;
                     message: string;
+                    /** @description Only for a template field that does not compile (code `invalid_template`): the line where it goes wrong, counted from 1. The message says it too. */
+                    line?: number;
+                    /** @description With `line`: the column on that line, counted from 1. */
+                    column?: number;
                 }[];
             };
         };
