@@ -193,6 +193,15 @@ describeWithChromium('plain messages and phone-sized lists in Chromium', () => {
       subject: 'A subject line that is long enough to wrap on a phone, {{first_name}}',
       text: 'Hi',
     });
+    const segment = await agent.post('/dashboard/api/segments', {
+      name: 'Early adopters who opened the spring newsletter',
+      filter: { field: 'tags', op: 'contains', value: 'early-adopter' },
+    });
+    expect(segment.status).toBe(201);
+    const suppressed = await agent.post('/dashboard/api/suppressions', {
+      email: 'do.not.mail.this.rather.long.address@subdomain.example-company.test',
+    });
+    expect(suppressed.status).toBe(201);
     for (const name of ['Spring launch with a long campaign name', 'Summer sale']) {
       const campaign = await agent.post('/dashboard/api/campaigns', {
         name,
@@ -208,7 +217,11 @@ describeWithChromium('plain messages and phone-sized lists in Chromium', () => {
       ['subscribers', 'Subscribers', 'someone.with.a.rather.long.address.0@'],
       ['campaigns', 'Campaigns', 'Summer sale'],
       ['templates', 'Templates', 'Plain'],
+      ['segments', 'Segments', 'Early adopters'],
+      ['suppressions', 'Suppressions', 'do.not.mail'],
+      ['people', 'People', EMAIL],
       ['keys', 'API keys', ''],
+      ['domains', 'Sender domains', ''],
       ['audit', 'Audit log', 'Created the account'],
     ];
     for (const [path, heading, text] of pages) {
