@@ -2,7 +2,6 @@ import { FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiFailure, query } from '../api/client';
 import { toFailure, useApi, useDebounced, useLiveResult } from '../api/hooks';
-import { fieldLabel } from '../api/messages';
 import type { Page, Segment, SegmentField } from '../api/types';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextAreaField, TextField } from '../ui/Field';
@@ -14,6 +13,7 @@ import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
 import {
   describeFilter,
+  filterLabel,
   fromFilter,
   needsValue,
   newRule,
@@ -76,24 +76,6 @@ export function SegmentEditorPage() {
   return (
     <SegmentEditor key={id} segment={isNew ? undefined : loaded.data} fields={fields.data.data} />
   );
-}
-
-const RULE_PARTS: Record<string, string> = { field: 'field', op: 'condition', value: 'value' };
-
-/**
- * Where in the filter a problem is, in the editor's words: in the rule builder,
- * `filter.and[1].value` is "Rule 2, value" (one rule alone is the filter itself); in JSON,
- * the path within the filter.
- */
-function filterLabel(path: string, builder: boolean): string {
-  const rule = /^filter(?:\.(?:and|or)\[(\d+)\])?(?:\.(field|op|value)(?:\[\d+\])?)?$/.exec(path);
-  if (builder && rule && (rule[1] || rule[2])) {
-    const part = rule[2] ? `, ${RULE_PARTS[rule[2]]}` : '';
-    return `Rule ${rule[1] ? Number(rule[1]) + 1 : 1}${part}`;
-  }
-  if (path === 'filter') return 'Filter';
-  if (path.startsWith('filter.')) return `Filter, at ${path.slice('filter.'.length)}`;
-  return fieldLabel(path);
 }
 
 function SegmentEditor({ segment, fields }: { segment?: Segment; fields: SegmentField[] }) {
