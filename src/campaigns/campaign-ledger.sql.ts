@@ -196,3 +196,9 @@ export const timelineBuckets = (
      WHERE t IS NOT NULL
      GROUP BY 1, 2 ORDER BY 1`;
 };
+
+/** A cancelled campaign's pending rows become skipped (cancelled); returns how many. */
+export const cancelPending = (accountId: AccountId, campaignId: string) => Prisma.sql`
+  UPDATE campaign_recipients SET status = 'skipped', skip_reason = 'cancelled'
+   WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
+     AND status = 'pending'`;
