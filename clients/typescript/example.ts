@@ -61,6 +61,21 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   const status: 'sending' | undefined = sent.data?.status;
   const stats = await herald.GET('/v1/campaigns/{id}/stats', { params: id });
   const delivered: number | undefined = stats.data?.delivered;
+  await herald.POST('/v1/campaigns/{id}/schedule', {
+    params: id,
+    body: { send_at: '2026-12-01T09:00:00+01:00' },
+  });
+  await herald.DELETE('/v1/campaigns/{id}/schedule', { params: id });
+  await herald.POST('/v1/campaigns/{id}/pause', { params: id });
+  const resumed = await herald.POST('/v1/campaigns/{id}/resume', { params: id });
+  const finishAt: string | null | undefined = resumed.data?.progress.expected_finish_at;
+  await herald.POST('/v1/campaigns/{id}/cancel', { params: id });
+  const test = await herald.POST('/v1/campaigns/{id}/test', {
+    params: id,
+    body: { emails: ['me@acme.example'] },
+  });
+  const testFailed = test.data?.results.some((result) => result.status === 'failed');
+  await herald.POST('/v1/campaigns/{id}/duplicate', { params: id });
 
   const accepted = await herald.POST('/v1/transactional/send', {
     params: { header: { 'Idempotency-Key': 'order-1042' } },
@@ -77,6 +92,7 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   await herald.POST('/v1/domains/{id}/rotate', { params: id });
 
   const page = await herald.GET('/v1/subscribers', { params: { query: { limit: 100 } } });
-  console.log({ progress, status, delivered, replayed, next: page.data?.next_cursor });
+  console.log({ progress, status, delivered, finishAt, testFailed, replayed });
+  console.log({ next: page.data?.next_cursor });
   return page.data?.data ?? [];
 }

@@ -350,6 +350,140 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/campaigns/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a campaign
+         * @description A draft (or a scheduled campaign, to move it) starts sending at `send_at`, within seconds. `send_at` in the past or more than a year away: 422. The campaign is checked as a send would check it.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["scheduleCampaign"];
+        /**
+         * Unschedule a campaign
+         * @description Requires an API key with the `campaigns:send` scope.
+         */
+        delete: operations["unscheduleCampaign"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a sending campaign
+         * @description Workers stop claiming recipients within seconds; messages already in flight finish and are counted. Nothing is lost or sent twice: resume continues from where the send stands.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused campaign
+         * @description Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign
+         * @description Any state before `sent`. Recipients not yet sent never will be (counted in `progress.cancelled`); messages in flight finish and are counted.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test of a campaign
+         * @description Sends the real rendering to at most 5 addresses now, subject prefixed with `[Test] ` and header `X-Herald-Test: true`, without tracking and without touching stats. An address of an erased identity: 409; a suppressed one: 422 on its item.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["testCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Duplicate a campaign
+         * @description A new draft with the same content, audience, sender and rate, named "… (copy)".
+         *
+         *     Requires an API key with the `campaigns:write` scope.
+         */
+        post: operations["duplicateCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transactional/send": {
         parameters: {
             query?: never;
@@ -828,8 +962,15 @@ export interface components {
             failed: number;
             /** @description Unsubscribed, bounced or erased audience members left out. */
             skipped: number;
+            /** @description Recipients still pending when the campaign was cancelled: never sent. */
+            cancelled: number;
             /** @description 0..100; 100 once the campaign is sent. */
             percent: number;
+            /**
+             * Format: date-time
+             * @description While sending: when the campaign should be done, at the pace its send rate (or the account’s) allows, else at the pace kept so far. Null otherwise.
+             */
+            expected_finish_at: string | null;
         };
         CampaignResponse: {
             /** Format: uuid */
@@ -841,13 +982,25 @@ export interface components {
             segment_id: string | null;
             html: string | null;
             text: string | null;
-            /** @enum {string} */
-            status: "draft" | "sending" | "sent";
+            /**
+             * @description draft → (scheduled) → sending ⇄ paused → sent; or cancelled from any state before sent.
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+            /**
+             * Format: date-time
+             * @description When a scheduled campaign starts sending (kept once it has).
+             */
+            send_at: string | null;
+            /** @description Messages per minute for this campaign (a steady pace after a first burst of at most 4); null: only the account’s limit. */
+            rate_per_minute: number | null;
             progress: components["schemas"]["CampaignProgress"];
             /** Format: date-time */
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+            /** Format: date-time */
+            cancelled_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -881,6 +1034,11 @@ export interface components {
              * @description Absent: every subscriber.
              */
             segment_id?: string | null;
+            /**
+             * @description Messages per minute for this campaign, as a steady pace after a first burst of at most 4; absent or null: only the account’s limit (SEND_RATE_PER_MINUTE).
+             * @example 600
+             */
+            rate_per_minute?: number | null;
         };
         UpdateCampaignDto: {
             name?: string;
@@ -892,6 +1050,7 @@ export interface components {
             text?: string | null;
             /** Format: uuid */
             segment_id?: string | null;
+            rate_per_minute?: number | null;
         };
         SendAcceptedResponse: {
             /** Format: uuid */
@@ -937,6 +1096,8 @@ export interface components {
             complaint_rate: number;
             /** @description unsubscribes / delivered, 0..1. */
             unsubscribe_rate: number;
+            /** @description Recipients still pending when the campaign was cancelled: never sent. */
+            cancelled: number;
             /** @description Recipients not yet sent (pending or in flight). */
             outstanding: number;
             /** @description 0..100 */
@@ -945,6 +1106,38 @@ export interface components {
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+        };
+        ScheduleCampaignDto: {
+            /**
+             * Format: date-time
+             * @description When to start sending: a date-time with its offset, in the future and at most a year away.
+             * @example 2026-12-01T09:00:00+01:00
+             */
+            send_at: string;
+        };
+        TestSendDto: {
+            /**
+             * @description At most 5 addresses. Each gets the real rendering (with the data of the subscriber who has that address, if any), its subject prefixed with `[Test] `; stats and the send ledger are not touched.
+             * @example [
+             *       "me@acme.example"
+             *     ]
+             */
+            emails: string[];
+        };
+        TestSendResult: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description sent: the relay accepted it (or it was written to the outbox).
+             * @enum {string}
+             */
+            status: "sent" | "failed";
+            /** @description Why the relay refused it (addresses cut out); null when sent. */
+            error: string | null;
+        };
+        TestSendResponse: {
+            /** @description One per distinct address, in order. */
+            results: components["schemas"]["TestSendResult"][];
         };
         SendTransactionalDto: {
             /**
@@ -3864,16 +4057,21 @@ export interface operations {
                      *           "html": "string",
                      *           "text": "string",
                      *           "status": "draft",
+                     *           "send_at": "2026-11-25T09:30:00.000Z",
+                     *           "rate_per_minute": 0,
                      *           "progress": {
                      *             "recipients": 0,
                      *             "sent": 0,
                      *             "delivered": 0,
                      *             "failed": 0,
                      *             "skipped": 0,
-                     *             "percent": 0
+                     *             "cancelled": 0,
+                     *             "percent": 0,
+                     *             "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *           },
                      *           "started_at": "2026-11-25T09:30:00.000Z",
                      *           "finished_at": "2026-11-25T09:30:00.000Z",
+                     *           "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *           "created_at": "2026-11-25T09:30:00.000Z",
                      *           "updated_at": "2026-11-25T09:30:00.000Z"
                      *         }
@@ -3999,16 +4197,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -4144,16 +4347,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -4426,16 +4634,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -4769,6 +4982,7 @@ export interface operations {
                      *       "bounce_rate": 0,
                      *       "complaint_rate": 0,
                      *       "unsubscribe_rate": 0,
+                     *       "cancelled": 0,
                      *       "outstanding": 0,
                      *       "percent": 0,
                      *       "started_at": "2026-11-25T09:30:00.000Z",
@@ -4776,6 +4990,1165 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CampaignStatsResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scheduleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleCampaignDto"];
+            };
+        };
+        responses: {
+            /** @description The campaign, `scheduled`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unscheduleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, a draft again. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `paused`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `sending`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `cancelled`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSendDto"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "email": "ada@example.com",
+                     *           "status": "sent",
+                     *           "error": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestSendResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
                 };
             };
             /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */

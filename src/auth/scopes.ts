@@ -50,6 +50,13 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'DELETE /v1/campaigns/:id': 'campaigns:write',
   'POST /v1/campaigns/:id/send': 'campaigns:send',
   'GET /v1/campaigns/:id/stats': 'stats:read',
+  'POST /v1/campaigns/:id/schedule': 'campaigns:send',
+  'DELETE /v1/campaigns/:id/schedule': 'campaigns:send',
+  'POST /v1/campaigns/:id/pause': 'campaigns:send',
+  'POST /v1/campaigns/:id/resume': 'campaigns:send',
+  'POST /v1/campaigns/:id/cancel': 'campaigns:send',
+  'POST /v1/campaigns/:id/test': 'campaigns:send',
+  'POST /v1/campaigns/:id/duplicate': 'campaigns:write',
 
   'GET /v1/templates': 'templates:read',
   'GET /v1/templates/:id': 'templates:read',

@@ -4,6 +4,7 @@ import { SegmentsModule } from '../segments/segments.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
+import { CampaignCancellation } from './campaign-cancellation';
 import { CampaignFeedbackCounters } from './campaign-feedback-counters';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
@@ -29,6 +30,7 @@ import { CampaignsRepository } from './campaigns.repository';
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,
+    CampaignCancellation,
     CampaignOutcomeWriter,
     CampaignFeedbackCounters,
     CampaignSentMessages,
@@ -39,6 +41,7 @@ import { CampaignsRepository } from './campaigns.repository';
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,
+    CampaignCancellation,
     CampaignOutcomeWriter,
     CampaignQueuesModule,
     ErasureModule,

@@ -84,6 +84,29 @@ export const WATCHDOG_IDLE_SECONDS = 60;
 /** Stalled campaigns revived per tick; the next tick takes the rest. */
 export const WATCHDOG_BATCH = 100;
 
+// --- Campaign send: schedule, pause, throttle -------------------------------------------------
+
+/**
+ * How often every worker process looks for scheduled campaigns whose time has come: a
+ * campaign starts within about this long of its send_at (one indexed query per tick).
+ */
+export const SCHEDULE_TICK_MS = 1_000;
+/** Due campaigns started per tick; the next tick takes the rest. */
+export const SCHEDULE_BATCH = 50;
+/**
+ * How often a delivery job re-reads its campaign's status while it claims: a pause or a
+ * cancellation stops every job's claims within about this long, at one indexed read each.
+ */
+export const SEND_STATUS_CHECK_MS = 1_000;
+/** A throttled job whose Redis call failed asks again after this long (it never sends unthrottled). */
+export const SEND_RATE_RETRY_MS = 1_000;
+/**
+ * After a resume, the fan-out runs again this much later too: a delivery job still finishing
+ * its last messages when the campaign was resumed kept the new job of its batch from being
+ * added (job ids are stable), and by then it is gone.
+ */
+export const RESUME_RECHECK_MS = 5_000;
+
 // --- Transactional mail ----------------------------------------------------------------------
 
 /**
