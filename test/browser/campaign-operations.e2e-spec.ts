@@ -128,7 +128,7 @@ describeWithChromium('campaign operations in Chromium', () => {
     await expect(dialog.getByLabel('Send to').inputValue()).resolves.toBe('pat@paced.test');
     await dialog.getByLabel('Send to').fill('ada@paced.test, not-an-address');
     await dialog.getByRole('button', { name: 'Send test' }).click();
-    await dialog.getByText('emails[1] must be an email address').waitFor();
+    await dialog.getByText('Address 2: Enter an email address, like name@example.com.').waitFor();
     await dialog.getByLabel('Send to').fill('ada@paced.test\nboss@elsewhere.test');
     await dialog.getByRole('button', { name: 'Send test' }).click();
     await dialog.getByTestId('test-results').getByText('boss@elsewhere.test').waitFor();

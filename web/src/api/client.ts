@@ -34,7 +34,7 @@ export class ApiFailure extends Error {
 
   /**
    * What to show next to one form field, in plain words (see messages.ts), if the server
-   * found anything wrong at it or within it; a problem inside it says where ("Item 4: …").
+   * found anything wrong at it or within it; a problem inside it says where ("Tag 4: …").
    */
   fieldMessage(field: string): string | undefined {
     const found = this.detailsOf(field);
@@ -49,7 +49,7 @@ export class ApiFailure extends Error {
 
   /**
    * Everything this failure says, in plain words, for a place away from the fields: one
-   * sentence per detail, led by what it is about ("Tags, item 4: …"), or the message when
+   * sentence per detail, led by what it is about ("Tag 4: …"), or the message when
    * the server named no field. `except` leaves out the details a form shows at its fields;
    * `label` names a path (the form's own labels, say) where the catalogue's words do not fit.
    */

@@ -146,6 +146,31 @@ describe('plainMessage: the validator’s codes in plain sentences', () => {
       detail('segment_id', 'invalid_format', 'segment_id must be a segment id'),
       'Choose an audience from the list.',
     ],
+    [detail('send_at', 'out_of_range', 'send_at is in the past.'), 'Choose a time in the future.'],
+    [
+      detail('send_at', 'out_of_range', 'send_at is more than a year away.'),
+      'Choose a time within a year from now.',
+    ],
+    [
+      detail(
+        'rate_per_minute',
+        'invalid_type',
+        'rate_per_minute must be a whole number of messages per minute',
+      ),
+      'Enter a whole number.',
+    ],
+    [
+      detail('rate_per_minute', 'out_of_range', 'rate_per_minute must not be less than 1'),
+      'Enter 1 or more.',
+    ],
+    [
+      detail('emails[2]', 'invalid_format', 'emails[2] must be an email address'),
+      'Enter an email address, like name@example.com.',
+    ],
+    [
+      detail('emails', 'invalid_value', 'emails must name at least one address'),
+      'This must name at least one address.',
+    ],
     [
       detail('html', 'html_or_text_required', 'A template needs html, text or both.'),
       'Write an HTML body, a plain-text body, or both.',
@@ -213,7 +238,8 @@ describe('paths in words', () => {
     ['first_name', 'First name'],
     ['html', 'HTML body'],
     ['template_id', 'Template'],
-    ['tags[3]', 'Tags, item 4'],
+    ['tags[3]', 'Tag 4'],
+    ['emails[1]', 'Address 2'],
     ['custom_fields.shoe_size', 'Custom fields, “shoe_size”'],
     ['social_media[0].platform', 'Social media, item 1, “platform”'],
   ])('%s → %s', (path, label) => {
@@ -221,7 +247,8 @@ describe('paths in words', () => {
   });
 
   it('says where within a form field a problem is', () => {
-    expect(placeWithin('tags[3]', 'tags')).toBe('Item 4');
+    expect(placeWithin('tags[3]', 'tags')).toBe('Tag 4');
+    expect(placeWithin('social_media[0].platform', 'social_media')).toBe('Item 1, “platform”');
     expect(placeWithin('custom_fields.shoe_size', 'custom_fields')).toBe('“shoe_size”');
     expect(placeWithin('email', 'email')).toBe('');
   });
@@ -250,7 +277,7 @@ describe('ApiFailure: messages at fields, and the rest', () => {
   it('gives each form field its own sentence, saying where within it', () => {
     expect(failure.fieldMessage('email')).toBe('Enter an email address, like name@example.com.');
     expect(failure.fieldMessage('tags')).toBe(
-      'Item 2: Use at most 100 characters. Item 5: This is not the kind of value expected here.',
+      'Tag 2: Use at most 100 characters. Tag 5: This is not the kind of value expected here.',
     );
     expect(failure.fieldMessage('first_name')).toBeUndefined();
   });
@@ -275,7 +302,7 @@ describe('ApiFailure: messages at fields, and the rest', () => {
         detail(`tags[${index}]`, 'too_long', 'at most 100 characters'),
       ),
     );
-    expect(many.fieldMessage('tags')).toMatch(/^Item 1: .* Item 3: .*\(2 more like this\.\)$/);
+    expect(many.fieldMessage('tags')).toMatch(/^Tag 1: .* Tag 3: .*\(2 more like this\.\)$/);
   });
 });
 

@@ -57,6 +57,7 @@ const REQUIRED: Record<string, string> = {
   subject: 'Enter a subject.',
   from: 'Enter a sender address.',
   value: 'Enter a value.',
+  emails: 'Enter at least one address.',
 };
 
 const plural = (count: number, one: string, many: string) =>
@@ -81,6 +82,12 @@ const SENTENCES: Record<string, Sentence> = {
   required: ({ name }) => REQUIRED[name],
   invalid_format: ({ name }) => FORMATS[name],
   invalid_json: () => 'This is not valid JSON.',
+  invalid_type: ({ detail }) =>
+    /whole number|integer/.test(detail.message)
+      ? 'Enter a whole number.'
+      : /\bnumber\b/.test(detail.message)
+        ? 'Enter a number.'
+        : undefined,
   too_long: (context) =>
     context.limit === undefined
       ? undefined
@@ -98,6 +105,11 @@ const SENTENCES: Record<string, Sentence> = {
     return size ? `This is too large: at most ${size}.` : undefined;
   },
   out_of_range: ({ detail, name }) => {
+    if (name === 'send_at' && /\bpast\b/.test(detail.message))
+      return 'Choose a time in the future.';
+    if (name === 'send_at' && /\byear\b/.test(detail.message)) {
+      return 'Choose a time within a year from now.';
+    }
     const between = /between (\S+) and (\S+)/.exec(detail.message);
     if (between) {
       const date = name === 'birthdate' || /\d{4}-\d{2}-\d{2}/.test(between[1]);
@@ -132,20 +144,18 @@ const SENTENCES: Record<string, Sentence> = {
   erased: () => 'This address belongs to someone whose data was erased; it cannot be used again.',
 };
 
-/** When neither the code nor the server's message says it in plain words. */
+/**
+ * For the codes whose validator messages speak a developer's language ("should not be null
+ * or undefined", "must be a UUID", "must be a string", "property x should not exist"), when
+ * the catalogue has nothing better. Other codes keep the server's message, tidied ("send_at
+ * is in the past" → "This is in the past.").
+ */
 const GENERIC: Record<string, string> = {
   missing: 'This field is required.',
   required: 'This field is required.',
   invalid_format: 'This is not in the expected format.',
   invalid_type: 'This is not the kind of value expected here.',
-  invalid_value: 'This value is not allowed here.',
-  too_long: 'This is too long.',
-  too_many_keys: 'This has too many fields.',
-  too_large: 'This is too large.',
-  out_of_range: 'This is out of the allowed range.',
   unknown_field: 'This field is not accepted here.',
-  already_exists: 'This is already taken.',
-  not_found: 'This no longer exists.',
 };
 
 /**
@@ -181,30 +191,53 @@ const LABELS: Record<string, string> = {
   address2: 'Address line 2',
 };
 
+/** What one item of a list field is called: the `[1]` of `emails[1]` is "Address 2". */
+const ITEM_NAMES: Record<string, string> = {
+  tags: 'Tag',
+  interests: 'Interest',
+  emails: 'Address',
+  scopes: 'Scope',
+  subscribers: 'Subscriber',
+};
+
 /**
- * What a path names, in words: `first_name` → "First name", `tags[3]` → "Tags, item 4",
- * `custom_fields.shoe_size` → "Custom fields, “shoe_size”".
+ * What a path names, in words: `first_name` → "First name", `tags[3]` → "Tag 4",
+ * `custom_fields.shoe_size` → "Custom fields, “shoe_size”", `social_media[0].platform` →
+ * "Social media, item 1, “platform”".
  */
 export function fieldLabel(path: string): string {
-  const [head, ...rest] = segments(path);
+  const all = segments(path);
+  const [head] = all;
   if (head === undefined) return 'This form';
-  const first = typeof head === 'string' ? (LABELS[head] ?? words(head)) : within([head]);
-  return [first, within(rest)].filter(Boolean).join(', ');
+  if (typeof head === 'string' && ITEM_NAMES[head] && typeof all[1] === 'number') {
+    return within(all, 1);
+  }
+  const first = typeof head === 'string' ? (LABELS[head] ?? words(head)) : '';
+  return [first, within(all, typeof head === 'string' ? 1 : 0)].filter(Boolean).join(', ');
 }
 
 /**
  * Where under a form field a detail points, in words, or '' for the field itself: the
- * `[3]` of `tags[3]` is "Item 4", the `.shoe_size` of `custom_fields.shoe_size` "“shoe_size”".
+ * `[3]` of `tags[3]` is "Tag 4", the `.shoe_size` of `custom_fields.shoe_size` "“shoe_size”".
  */
 export function placeWithin(path: string, field: string): string {
-  const place = within(segments(path).slice(segments(field).length));
+  const place = within(segments(path), segments(field).length);
   return place.charAt(0).toUpperCase() + place.slice(1);
 }
 
-/** Path segments below a field, in words: [3, 'platform'] → "item 4, “platform”". */
-function within(rest: (string | number)[]): string {
-  return rest
-    .map((segment) => (typeof segment === 'number' ? `item ${segment + 1}` : `“${segment}”`))
+/**
+ * The segments of a path from `from` on, in words: an index is "item 4", or named after
+ * its list ("Tag 4"); a key is quoted.
+ */
+function within(all: (string | number)[], from: number): string {
+  return all
+    .slice(from)
+    .map((segment, index) => {
+      if (typeof segment !== 'number') return `“${segment}”`;
+      const list = all[from + index - 1];
+      const name = typeof list === 'string' ? ITEM_NAMES[list] : undefined;
+      return `${name ?? 'item'} ${segment + 1}`;
+    })
     .join(', ');
 }
 

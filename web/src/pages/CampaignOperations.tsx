@@ -1,14 +1,14 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, query } from '../api/client';
-import { useApi, useDebounced, useLiveResult } from '../api/hooks';
+import { toFailure, useApi, useDebounced, useLiveResult } from '../api/hooks';
 import type { Campaign, Page, Rendered, Subscriber, TestSendResult } from '../api/types';
 import { useSession } from '../session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { Dialog } from '../ui/Dialog';
 import { TextAreaField, TextField } from '../ui/Field';
 import { formatCount, formatDateTime } from '../ui/format';
-import { ErrorNotice } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import {
   browserTimeZone,
   formatInZone,
@@ -53,7 +53,7 @@ export function CampaignActions({
     try {
       await action();
     } catch (error) {
-      setFailure(error instanceof Error ? error.message : String(error));
+      setFailure(toFailure(error).explain().join(' '));
     } finally {
       setBusy(false);
     }
@@ -195,9 +195,7 @@ function ScheduleDialog({
             {zone !== here && <>, which is {formatInZone(sendAt, here)} for you</>}.
           </p>
         )}
-        {failure && !failure.fieldMessage('send_at') && (
-          <ErrorNotice>{failure.message}</ErrorNotice>
-        )}
+        <FormFailure failure={failure} fields={['send_at']} />
         <div className="form-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel
@@ -224,7 +222,6 @@ function TestSendDialog({ campaign, onClose }: { campaign: Campaign; onClose(): 
     );
     setResults(answer.results);
   });
-  const fieldError = failure?.details.map((detail) => detail.message).join(' ');
   return (
     <Dialog open title="Send a test" onClose={onClose}>
       <form onSubmit={(event) => void submit(event)} noValidate>
@@ -235,9 +232,9 @@ function TestSendDialog({ campaign, onClose }: { campaign: Campaign; onClose(): 
           required
           defaultValue={session?.user?.email ?? ''}
           hint="Up to 5 addresses, separated by commas or new lines. Each gets the real message, its subject starting with “[Test]”, with the data of the subscriber who has that address. Tests count in no statistics."
-          error={fieldError || undefined}
+          error={failure?.fieldMessage('emails')}
         />
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['emails']} />
         {results && (
           <ul className="test-results" data-testid="test-results">
             {results.map((result) => (
@@ -321,9 +318,7 @@ export function CampaignPreview({ campaign }: { campaign: Campaign }) {
     { subscriber_id: subscriber?.id },
   );
   const rendered = result.data;
-  const renderError =
-    result.error &&
-    (result.error.details.map((detail) => detail.message).join('\n') || result.error.message);
+  const renderError = result.error?.explain().join('\n');
   return (
     <section className="section campaign-preview" aria-labelledby="campaign-preview-title">
       <div className="preview-head">
