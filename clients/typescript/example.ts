@@ -76,6 +76,29 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   });
   const testFailed = test.data?.results.some((result) => result.status === 'failed');
   await herald.POST('/v1/campaigns/{id}/duplicate', { params: id });
+  const openRate: number | undefined = stats.data?.open_rate;
+  const account = await herald.GET('/v1/stats', {
+    params: { query: { from: '2026-11-01', to: '2026-11-30' } },
+  });
+  const revenue: number | undefined = account.data?.revenue_cents;
+  await herald.POST('/v1/conversions', {
+    params: { header: { 'Idempotency-Key': 'order-1042' } },
+    body: { email: 'ada@example.com', amount_cents: 4999, currency: 'EUR' },
+  });
+
+  const hook = await herald.POST('/v1/webhooks', {
+    body: { url: 'https://crm.acme.example/herald', events: ['email.delivered', 'email.bounced'] },
+  });
+  const secret: string | undefined = hook.data?.secret;
+  await herald.GET('/v1/webhooks');
+  await herald.GET('/v1/webhooks/{id}', { params: id });
+  await herald.PATCH('/v1/webhooks/{id}', { params: id, body: { enabled: true } });
+  const log = await herald.GET('/v1/webhooks/{id}/deliveries', { params: id });
+  const attempt = log.data?.data[0];
+  await herald.POST('/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
+    params: { path: { id: id.path.id, deliveryId: attempt?.id ?? id.path.id } },
+  });
+  await herald.DELETE('/v1/webhooks/{id}', { params: id });
 
   const accepted = await herald.POST('/v1/transactional/send', {
     params: { header: { 'Idempotency-Key': 'order-1042' } },
@@ -92,7 +115,17 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   await herald.POST('/v1/domains/{id}/rotate', { params: id });
 
   const page = await herald.GET('/v1/subscribers', { params: { query: { limit: 100 } } });
-  console.log({ progress, status, delivered, finishAt, testFailed, replayed });
+  console.log({
+    progress,
+    status,
+    delivered,
+    finishAt,
+    testFailed,
+    openRate,
+    revenue,
+    secret,
+    replayed,
+  });
   console.log({ next: page.data?.next_cursor });
   return page.data?.data ?? [];
 }

@@ -52,6 +52,10 @@ export type AuditAction =
   | 'sender_domain.pending'
   | 'sender_domain.rotation_started'
   | 'sender_domain.key_rotated'
+  /** Webhook endpoints: created (the secret shown once), changed, deleted. */
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
   | 'suppression.added'
   | 'suppression.removed'
   /** A suppression entry's removal put a subscriber back to `subscribed`. */

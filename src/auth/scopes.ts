@@ -16,6 +16,9 @@ export const SCOPES = [
   'templates:write',
   'transactional:send',
   'stats:read',
+  'stats:write',
+  'webhooks:read',
+  'webhooks:write',
   'domains:read',
   'domains:write',
 ] as const;
@@ -67,6 +70,17 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
 
   'POST /v1/transactional/send': 'transactional:send',
   'GET /v1/transactional/:id': 'transactional:send',
+
+  'GET /v1/stats': 'stats:read',
+  'POST /v1/conversions': 'stats:write',
+
+  'GET /v1/webhooks': 'webhooks:read',
+  'GET /v1/webhooks/:id': 'webhooks:read',
+  'GET /v1/webhooks/:id/deliveries': 'webhooks:read',
+  'POST /v1/webhooks': 'webhooks:write',
+  'PATCH /v1/webhooks/:id': 'webhooks:write',
+  'DELETE /v1/webhooks/:id': 'webhooks:write',
+  'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': 'webhooks:write',
 
   'GET /v1/domains': 'domains:read',
   'GET /v1/domains/:id': 'domains:read',

@@ -159,3 +159,45 @@ export const ENQUEUE_DEADLINE_MS = 1_000;
 export const REDIS_DOWN_LOG_EVERY_MS = 30_000;
 /** How long start-up waits for the shared Redis connection before going on without it. */
 export const REDIS_READY_WAIT_MS = 2_000;
+
+// --- Outbound webhooks -----------------------------------------------------------------------
+
+/**
+ * How long a process trusts the endpoints it read for an account. Events are published on the
+ * send hot path; an endpoint created or disabled in another process is seen within this.
+ */
+export const WEBHOOK_ENDPOINTS_CACHE_MS = 5_000;
+/**
+ * The Standard Webhooks retry schedule: the delay before each attempt (the first at once),
+ * eight attempts over about 27 hours; a 2xx ends it, the last failure fails the delivery.
+ */
+export const WEBHOOK_SCHEDULE_MS = [
+  0,
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3600_000,
+  5 * 3600_000,
+  10 * 3600_000,
+  10 * 3600_000,
+];
+/** An endpoint whose every attempt failed for this long is disabled, with the reason. */
+export const WEBHOOK_DISABLE_AFTER_DAYS = 5;
+/** How long an endpoint may take to answer; a slower one is a failed attempt. */
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** Longer than any attempt: a claim this old belongs to a dead dispatcher and is due again. */
+export const WEBHOOK_CLAIM_LEASE_MS = 60_000;
+/**
+ * Requests one process keeps in flight. Webhooks share the workers' cores with the campaign
+ * send; this bounds what they take from it (bench/campaign-send --webhook).
+ */
+export const WEBHOOK_CONCURRENCY = 16;
+/** Deliveries claimed per statement. */
+export const WEBHOOK_CLAIM_BATCH = 50;
+/** How often an idle dispatcher looks for due deliveries (other processes' events, retries). */
+export const WEBHOOK_POLL_MS = 1_000;
+/** Results written at once, at most this long after the first of them. */
+export const WEBHOOK_RESULT_BATCH = 100;
+export const WEBHOOK_RESULT_DELAY_MS = 50;
+/** Finished deliveries (and their log) are kept this long. */
+export const WEBHOOK_RETENTION_DAYS = 30;

@@ -22,6 +22,8 @@ import { SuppressionList } from '../suppression/suppression-list';
 import type { FeedbackKind } from '../feedback/feedback-report';
 import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
 import { SubscribersRepository } from './subscribers.repository';
+import { WebhookPublisher } from '../webhooks/webhook-publisher';
+import { subscriberEvent } from './subscriber-events';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
 
@@ -44,6 +46,7 @@ export class SubscribersService {
     private readonly statistics: SubscriberStatistics,
     private readonly paginator: Paginator,
     private readonly searches: SubscriberSearchRepository,
+    private readonly events: WebhookPublisher,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
@@ -86,7 +89,9 @@ export class SubscribersService {
         if (await this.subscribers.emailTaken(accountId, normalizeEmail(body.email), tx)) {
           throw emailTaken();
         }
-        return this.subscribers.create(accountId, newId(), columns, tx);
+        const created = await this.subscribers.create(accountId, newId(), columns, tx);
+        await this.events.publish(tx, accountId, [subscriberEvent('subscriber.created', created)]);
+        return created;
       },
     );
     return presentSubscriber(row);
@@ -132,6 +137,7 @@ export class SubscribersService {
         const row = await this.subscribers.update(accountId, id, columns, tx);
         // Gone between the read and the lock: only an erasure deletes subscribers.
         if (!row) throw new EmailErasedError();
+        await this.events.publish(tx, accountId, [subscriberEvent('subscriber.updated', row)]);
         return row;
       },
     );
