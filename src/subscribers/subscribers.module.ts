@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { SubscriberBulkWriter } from './subscriber-bulk-writer';
 import { SubscriberErasure } from './subscriber-erasure';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SubscriberStatisticsRepository } from './subscriber-statistics.repository';
@@ -20,8 +21,9 @@ import { SubscribersService } from './subscribers.service';
     SubscribersService,
     SubscriberStatistics,
     SubscriberErasure,
+    SubscriberBulkWriter,
   ],
   // Other modules read and count through these services, never the repositories.
-  exports: [SubscribersService, SubscriberStatistics],
+  exports: [SubscribersService, SubscriberStatistics, SubscriberBulkWriter],
 })
 export class SubscribersModule {}
