@@ -16,6 +16,9 @@ export const SCOPES = [
   'templates:write',
   'transactional:send',
   'stats:read',
+  'stats:write',
+  'webhooks:read',
+  'webhooks:write',
   'domains:read',
   'domains:write',
 ] as const;
@@ -32,7 +35,14 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'GET /v1/subscribers/:id': 'subscribers:read',
   'POST /v1/subscribers': 'subscribers:write',
   'PATCH /v1/subscribers/:id': 'subscribers:write',
+  'POST /v1/subscribers/batch': 'subscribers:write',
   'POST /v1/erasures': 'subscribers:write',
+  'POST /v1/imports': 'subscribers:write',
+  'GET /v1/imports/:id': 'subscribers:read',
+  'GET /v1/imports/:id/errors': 'subscribers:read',
+  'POST /v1/exports': 'subscribers:read',
+  'GET /v1/exports/:id': 'subscribers:read',
+  'GET /v1/exports/:id/download': 'subscribers:read',
   'GET /v1/suppressions': 'subscribers:read',
   'POST /v1/suppressions': 'subscribers:write',
   'DELETE /v1/suppressions/:email': 'subscribers:write',
@@ -67,6 +77,17 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
 
   'POST /v1/transactional/send': 'transactional:send',
   'GET /v1/transactional/:id': 'transactional:send',
+
+  'GET /v1/stats': 'stats:read',
+  'POST /v1/conversions': 'stats:write',
+
+  'GET /v1/webhooks': 'webhooks:read',
+  'GET /v1/webhooks/:id': 'webhooks:read',
+  'GET /v1/webhooks/:id/deliveries': 'webhooks:read',
+  'POST /v1/webhooks': 'webhooks:write',
+  'PATCH /v1/webhooks/:id': 'webhooks:write',
+  'DELETE /v1/webhooks/:id': 'webhooks:write',
+  'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': 'webhooks:write',
 
   'GET /v1/domains': 'domains:read',
   'GET /v1/domains/:id': 'domains:read',

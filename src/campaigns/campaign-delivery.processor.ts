@@ -36,6 +36,7 @@ import {
   unrenderable,
 } from '../templates/template-renderer';
 import { CampaignDeliveryGates } from './campaign-delivery-gate';
+import { CampaignEvents } from './campaign-events';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { skipReasonOf } from './mailability';
 import { CampaignMessageBuilder } from './campaign-message';
@@ -76,6 +77,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly accounts: AccountsService,
     private readonly suppressions: SuppressionList,
     private readonly gates: CampaignDeliveryGates,
+    private readonly events: CampaignEvents,
   ) {
     super();
   }
@@ -172,7 +174,9 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       // the retry claims only the recipients still pending.
       throw new Error(`${deferred.length} recipients deferred by the SMTP server; will retry`);
     }
-    await this.campaigns.completeIfFinished(accountId, campaignId);
+    if (await this.campaigns.completeIfFinished(accountId, campaignId)) {
+      await this.events.statusChanged(accountId, campaignId, 'campaign.sent');
+    }
   }
 
   /** The claimed recipients' rows, each with whether its address is suppressed right now. */

@@ -10,6 +10,7 @@ export const CAMPAIGN_STATUSES = [
   'sent',
   'cancelled',
 ] as const;
+import type { CampaignEngagement } from '../stats/stats.service';
 
 export class CampaignProgress {
   @ApiProperty({ type: 'integer', description: 'Eligible recipients snapshotted so far.' })
@@ -85,6 +86,14 @@ export class SendAcceptedResponse {
   @ApiProperty({ enum: ['sending'] }) status!: 'sending';
 }
 
+export class CampaignLinkStats {
+  @ApiProperty({ description: 'The link as clicked.' }) url!: string;
+  @ApiProperty({ type: 'integer', description: "People's clicks on it." }) clicks!: number;
+  @ApiProperty({ type: 'integer', description: 'Recipients who clicked it, once each.' })
+  unique_clicks!: number;
+  @ApiProperty({ type: 'integer', description: 'Machine clicks on it.' }) machine_clicks!: number;
+}
+
 export class CampaignStatsResponse {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() status!: string;
@@ -116,14 +125,35 @@ export class CampaignStatsResponse {
   skipped_suppressed!: number;
   @ApiProperty({
     type: 'integer',
-    description: 'Recipients who opened (tracking pixel), counted once each.',
+    description: "People's opens (tracking pixel), every one; machine opens excluded.",
   })
   opens!: number;
   @ApiProperty({
     type: 'integer',
-    description: 'Recipients who clicked a tracked link, counted once each.',
+    description: 'Recipients who opened, once each (machine opens never count).',
+  })
+  unique_opens!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Opens by privacy proxies (Apple Mail Privacy Protection), scanners, or within seconds of delivery.',
+  })
+  machine_opens!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: "People's clicks on tracked links, every one; machine clicks excluded.",
   })
   clicks!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients who clicked, once each (machine clicks never count).',
+  })
+  unique_clicks!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Clicks by link scanners, or within seconds of delivery.',
+  })
+  machine_clicks!: number;
   @ApiProperty({
     type: 'integer',
     description: 'Hard bounces: SMTP 5xx at sending, or a bounce report after.',
@@ -144,6 +174,13 @@ export class CampaignStatsResponse {
   unsubscribes!: number;
   @ApiProperty({
     type: 'number',
+    description: 'unique_opens / delivered, 0..1 (0 before anything was delivered).',
+  })
+  open_rate!: number;
+  @ApiProperty({ type: 'number', description: 'unique_clicks / delivered, 0..1.' })
+  click_rate!: number;
+  @ApiProperty({
+    type: 'number',
     description: 'bounces / delivered, 0..1 (0 before anything was delivered).',
   })
   bounce_rate!: number;
@@ -156,6 +193,18 @@ export class CampaignStatsResponse {
     description: 'Recipients still pending when the campaign was cancelled: never sent.',
   })
   cancelled!: number;
+  @ApiProperty({ type: 'integer', description: 'Conversions credited to this campaign.' })
+  conversions!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Revenue of those conversions (named in the conversion, or by last click).',
+  })
+  revenue_cents!: number;
+  @ApiProperty({
+    type: [CampaignLinkStats],
+    description: 'Clicks per link, the most clicked first (at most 100).',
+  })
+  links!: CampaignLinkStats[];
   @ApiProperty({ type: 'integer', description: 'Recipients not yet sent (pending or in flight).' })
   outstanding!: number;
   @ApiProperty({ type: 'number', description: '0..100' }) percent!: number;
@@ -219,7 +268,11 @@ export function presentCampaign(
   };
 }
 
-export function presentCampaignStats(row: Campaign, outstanding: number): CampaignStatsResponse {
+export function presentCampaignStats(
+  row: Campaign,
+  outstanding: number,
+  engagement: CampaignEngagement,
+): CampaignStatsResponse {
   return {
     id: row.id,
     status: row.status,
@@ -232,17 +285,32 @@ export function presentCampaignStats(row: Campaign, outstanding: number): Campai
     skipped_bounced: row.skippedBouncedCount,
     skipped_complained: row.skippedComplainedCount,
     skipped_suppressed: row.skippedSuppressedCount,
-    opens: row.openCount,
-    clicks: row.clickCount,
+    // The ledger marks a recipient's first human open and click: the campaign's unique counts.
+    opens: engagement.opens,
+    unique_opens: row.openCount,
+    machine_opens: engagement.machineOpens,
+    clicks: engagement.clicks,
+    unique_clicks: row.clickCount,
+    machine_clicks: engagement.machineClicks,
     bounces: row.bounceCount,
     hard_bounces: row.bounceCount,
     soft_bounces: row.softBounceCount,
     complaints: row.complaintCount,
     unsubscribes: row.unsubscribeCount,
+    open_rate: rate(row.openCount, row.deliveredCount),
+    click_rate: rate(row.clickCount, row.deliveredCount),
     bounce_rate: rate(row.bounceCount, row.deliveredCount),
     complaint_rate: rate(row.complaintCount, row.deliveredCount),
     unsubscribe_rate: rate(row.unsubscribeCount, row.deliveredCount),
     cancelled: row.cancelledCount,
+    conversions: engagement.conversions,
+    revenue_cents: engagement.revenueCents,
+    links: engagement.links.map((link) => ({
+      url: link.url,
+      clicks: link.clicks,
+      unique_clicks: link.uniqueClicks,
+      machine_clicks: link.machineClicks,
+    })),
     outstanding,
     percent: percent(row),
     started_at: row.startedAt?.toISOString() ?? null,

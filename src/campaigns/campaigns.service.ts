@@ -27,6 +27,8 @@ import {
   presentCampaignStats,
   SendAcceptedResponse,
 } from './campaign.presenter';
+import { StatsService } from '../stats/stats.service';
+import { CampaignEvents } from './campaign-events';
 import { CampaignSendQueue } from './campaign-send-queue';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignColumns, CampaignsRepository } from './campaigns.repository';
@@ -47,6 +49,8 @@ export class CampaignsService {
     private readonly senderDomains: SenderDomainsService,
     private readonly audit: AuditLog,
     @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly events: CampaignEvents,
+    private readonly statistics: StatsService,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<CampaignResponse>> {
@@ -154,6 +158,7 @@ export class CampaignsService {
       throw new CampaignAlreadySentError();
     }
     await this.audit.recordBy(caller, { action: 'campaign.sent', metadata: { campaign_id: id } });
+    await this.events.statusChanged(accountId, id, 'campaign.sending');
     try {
       await withinDeadline(
         this.queue.enqueueFanout(accountId, id),
@@ -172,7 +177,8 @@ export class CampaignsService {
     const campaign = await this.find(caller.accountId, id);
     const outstanding =
       campaign.status === 'sending' ? await this.ledger.outstanding(caller.accountId, id) : 0;
-    return presentCampaignStats(campaign, outstanding);
+    const engagement = await this.statistics.campaignEngagement(caller.accountId, id);
+    return presentCampaignStats(campaign, outstanding, engagement);
   }
 
   private async find(accountId: AccountId, id: string): Promise<Campaign> {

@@ -29,6 +29,12 @@ export interface HeraldConfig {
    */
   allowUnverifiedFrom: boolean;
   /**
+   * WEBHOOK_ALLOW_PRIVATE=1 lets webhook endpoints resolve to private, loopback and link-local
+   * addresses (for tests and endpoints on the operator's own network). Off: such URLs are
+   * refused when saved and again when each delivery connects.
+   */
+  webhookAllowPrivate: boolean;
+  /**
    * BOUNCE_DOMAIN (default: the PUBLIC_URL host): where bounces come back to. Sender domains
    * point their return-path MX at it and include its SPF record.
    */
@@ -134,6 +140,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     deliverability: parseDeliverability(env),
     dnsServers: parseDnsServers(env.DNS_SERVERS),
     allowUnverifiedFrom: parseFlag(env, 'ALLOW_UNVERIFIED_FROM'),
+    webhookAllowPrivate: parseFlag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),
     mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
     sendRatePerMinute: parseOptionalInteger(env, 'SEND_RATE_PER_MINUTE', 1, 1_000_000),

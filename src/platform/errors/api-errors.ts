@@ -7,6 +7,9 @@ export interface ErrorDetail {
   field: string;
   code: string;
   message: string;
+  /** Where in the field's text the problem is (a template that does not compile), from 1. */
+  line?: number;
+  column?: number;
 }
 
 export const ERROR_CODES = {

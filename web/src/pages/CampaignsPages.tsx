@@ -16,6 +16,7 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextAreaField, TextField } from '../ui/Field';
 import { formatCount, formatDateTime, formatRate } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 import { PagedTable } from '../ui/DataTable';
@@ -163,6 +164,7 @@ export function NewCampaignPage() {
                 if (chosen && !subject) setSubject(chosen.subject);
               }}
               aria-invalid={error('template_id') ? true : undefined}
+              aria-describedby={error('template_id') ? 'template_id-error' : undefined}
               defaultValue=""
             >
               <option value="" disabled>
@@ -174,11 +176,21 @@ export function NewCampaignPage() {
                 </option>
               ))}
             </select>
-            {error('template_id') && <p className="field-error">{error('template_id')}</p>}
+            {error('template_id') && (
+              <p className="field-error" id="template_id-error">
+                {error('template_id')}
+              </p>
+            )}
           </div>
           <div className="field">
             <label htmlFor="segment_id">Audience</label>
-            <select id="segment_id" name="segment_id" defaultValue="">
+            <select
+              id="segment_id"
+              name="segment_id"
+              defaultValue=""
+              aria-invalid={error('segment_id') ? true : undefined}
+              aria-describedby={error('segment_id') ? 'segment_id-error' : undefined}
+            >
               <option value="">All subscribers</option>
               {segments.data.data.map((segment) => (
                 <option key={segment.id} value={segment.id}>
@@ -186,7 +198,11 @@ export function NewCampaignPage() {
                 </option>
               ))}
             </select>
-            {error('segment_id') && <p className="field-error">{error('segment_id')}</p>}
+            {error('segment_id') && (
+              <p className="field-error" id="segment_id-error">
+                {error('segment_id')}
+              </p>
+            )}
           </div>
           <TextField
             label="Subject"
@@ -215,7 +231,10 @@ export function NewCampaignPage() {
             hint="At most this many messages a minute, sent at a steady pace: a new sending domain earns its reputation slowly. Leave empty to send as fast as allowed."
             error={error('rate_per_minute')}
           />
-          {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+          <FormFailure
+            failure={failure}
+            fields={['name', 'template_id', 'segment_id', 'subject', 'from', 'rate_per_minute']}
+          />
           <div className="form-actions">
             <button type="submit" className="button button-primary" disabled={busy}>
               {busy ? 'Creating…' : 'Create campaign'}
