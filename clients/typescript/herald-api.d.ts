@@ -324,7 +324,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update a draft campaign
+         * Update a draft or scheduled campaign
          * @description Requires an API key with the `campaigns:write` scope.
          */
         patch: operations["updateCampaign"];
@@ -5396,7 +5396,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Drafts only; otherwise 409. */
+            /** @description Drafts and scheduled campaigns only; once sending has started, 409. */
             200: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
