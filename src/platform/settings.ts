@@ -144,7 +144,7 @@ export const REDIS_READY_WAIT_MS = 2_000;
  * 200 inserts, small enough that reading one (pg returns bytea as hex text, twice its size)
  * costs a worker little memory.
  */
-export const FILE_CHUNK_BYTES = 512 * 1024;
+export const FILE_CHUNK_BYTES = 48 * 1024;
 /** The largest CSV an import takes. */
 export const IMPORT_MAX_BYTES = 100 * 1024 * 1024;
 /**
