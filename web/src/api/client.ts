@@ -104,6 +104,26 @@ export async function api<T>(
   throw failure;
 }
 
+/** POSTs a multipart form (a file upload) and reads the JSON answer like `api`. */
+export async function upload<T>(path: string, form: FormData): Promise<T> {
+  const response = await fetch(BASE + path, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'x-csrf-token': csrfToken },
+    body: form,
+    credentials: 'same-origin',
+  });
+  const payload: unknown = await response.json().catch(() => undefined);
+  if (response.ok) return payload as T;
+  const error = (payload as { error?: { message?: string; details?: ErrorDetail[] } } | undefined)
+    ?.error;
+  if (response.status === 401) signedOutListeners.forEach((listener) => listener());
+  const details = error?.details ?? [];
+  // A refused file says why in its detail; that is the message to show.
+  const message =
+    details[0]?.message ?? error?.message ?? `The server answered ${response.status}.`;
+  throw new ApiFailure(response.status, message, details);
+}
+
 export function query(params: Record<string, string | number | undefined | null>): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {

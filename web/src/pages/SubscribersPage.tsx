@@ -13,6 +13,7 @@ import { useFormSubmit } from '../ui/useFormSubmit';
 import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
 import { StatusBadge } from './KeysPage';
+import { ExportButton } from './ImportPage';
 
 const PAGE_SIZE = 25;
 
@@ -31,9 +32,15 @@ export function SubscribersPage() {
         title="Subscribers"
         description="Everyone your campaigns can reach."
         actions={
-          <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
-            Add subscriber
-          </button>
+          <>
+            <ExportButton />
+            <Link to="/subscribers/import" className="button">
+              Import CSV
+            </Link>
+            <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
+              Add subscriber
+            </button>
+          </>
         }
       />
       <div className="toolbar" role="search">
