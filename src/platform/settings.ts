@@ -191,7 +191,12 @@ export const WEBHOOK_CLAIM_LEASE_MS = 60_000;
  * Requests one process keeps in flight. Webhooks share the workers' cores with the campaign
  * send; this bounds what they take from it (bench/campaign-send --webhook).
  */
-export const WEBHOOK_CONCURRENCY = 16;
+export const WEBHOOK_CONCURRENCY = 32;
+/**
+ * …and while any worker delivers campaign mail: mail first. A 100k send is not slowed by the
+ * 200k events it causes (bench/campaign-send BENCH_WEBHOOK=1); they catch up after it.
+ */
+export const WEBHOOK_CONCURRENCY_WHILE_SENDING = 2;
 /** Deliveries claimed per statement. */
 export const WEBHOOK_CLAIM_BATCH = 50;
 /** How often an idle dispatcher looks for due deliveries (other processes' events, retries). */

@@ -1,3 +1,5 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Queue } from 'bullmq';
 import {
   Inject,
   Injectable,
@@ -6,10 +8,12 @@ import {
   OnModuleDestroy,
 } from '@nestjs/common';
 import { HeraldConfig } from '../platform/config/config';
+import { QUEUES } from '../platform/queue/queue.module';
 import { CONFIG } from '../platform/config/config.module';
 import {
   WEBHOOK_CLAIM_BATCH,
   WEBHOOK_CONCURRENCY,
+  WEBHOOK_CONCURRENCY_WHILE_SENDING,
   WEBHOOK_POLL_MS,
   WEBHOOK_RESULT_BATCH,
   WEBHOOK_RESULT_DELAY_MS,
@@ -26,6 +30,8 @@ import { WebhookPublisher } from './webhook-publisher';
 import { WebhookSecretBox } from './webhook-secret';
 import { WebhookSender } from './webhook-sender';
 
+/** How often the dispatcher looks whether campaign mail is being delivered. */
+const PACE_EVERY_MS = 1_000;
 /** How often each process prunes old finished deliveries. */
 const PRUNE_EVERY_MS = 3600_000;
 const PRUNE_BATCH = 5_000;
@@ -49,6 +55,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private inFlight = 0;
   private slotFreed: (() => void) | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private paceTimer: NodeJS.Timeout | undefined;
+  /** Requests kept in flight now: fewer while campaign mail is being delivered. */
+  private window = WEBHOOK_CONCURRENCY;
   private readonly onPublished = () => this.wake?.();
 
   constructor(
@@ -56,6 +65,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly sender: WebhookSender,
     private readonly publisher: WebhookPublisher,
+    @InjectQueue(QUEUES.campaignDelivery) private readonly campaignDeliveries: Queue,
   ) {
     this.secrets = new WebhookSecretBox(config.secret);
     this.results = new OutcomeBuffer((batch) => this.write(batch), {
@@ -70,12 +80,29 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.loop = this.run();
     this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.pruneTimer.unref();
+    this.paceTimer = setInterval(() => void this.pace(), PACE_EVERY_MS);
+    this.paceTimer.unref();
+  }
+
+  /**
+   * Mail first: while any worker delivers campaign mail, webhooks go at a reduced pace, so a
+   * large send is not slowed by the events it causes; they catch up as soon as it is done.
+   * (The deliveries are durable and their order is not promised, so delaying them is safe.)
+   */
+  private async pace(): Promise<void> {
+    try {
+      const sending = (await this.campaignDeliveries.getActiveCount()) > 0;
+      this.window = sending ? WEBHOOK_CONCURRENCY_WHILE_SENDING : WEBHOOK_CONCURRENCY;
+    } catch {
+      this.window = WEBHOOK_CONCURRENCY; // Redis away: nothing is being sent through it either
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
     this.running = false;
     this.publisher.signal.off('published', this.onPublished);
     clearInterval(this.pruneTimer);
+    clearInterval(this.paceTimer);
     this.wake?.();
     this.slotFreed?.();
     await this.loop;
@@ -85,9 +112,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async run(): Promise<void> {
     while (this.running) {
       let claimed: ClaimedDelivery[] = [];
+      // Claims go in batches (half the window at least), not one row per freed slot.
+      const room = this.window - this.inFlight;
+      const batch = Math.min(WEBHOOK_CLAIM_BATCH, Math.max(1, Math.ceil(this.window / 2)));
       try {
-        const room = WEBHOOK_CONCURRENCY - this.inFlight;
-        if (room > 0) claimed = await this.deliveries.claimDue(Math.min(room, WEBHOOK_CLAIM_BATCH));
+        if (room >= batch) claimed = await this.deliveries.claimDue(room);
       } catch (error) {
         this.logger.warn(`claiming webhook deliveries failed: ${String(error)}`);
       }
@@ -99,7 +128,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         });
       }
       if (!this.running) break;
-      if (this.inFlight >= WEBHOOK_CONCURRENCY) {
+      if (this.window - this.inFlight < batch) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
       } else if (claimed.length === 0) {
         await this.idle();

@@ -1,4 +1,6 @@
+import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { QUEUES } from '../platform/queue/queue.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -24,7 +26,7 @@ export class WebhooksModule {}
 
 /** The dispatcher that makes deliveries: only in processes that run workers. */
 @Module({
-  imports: [WebhooksCoreModule],
+  imports: [WebhooksCoreModule, BullModule.registerQueue({ name: QUEUES.campaignDelivery })],
   providers: [WebhookDispatcher, WebhookDeliveriesRepository, WebhookSender],
 })
 export class WebhookWorkersModule {}

@@ -168,16 +168,25 @@ export interface CampaignStats {
   skipped_complained: number;
   skipped_suppressed: number;
   opens: number;
+  unique_opens: number;
+  machine_opens: number;
   clicks: number;
+  unique_clicks: number;
+  machine_clicks: number;
   bounces: number;
   hard_bounces: number;
   soft_bounces: number;
   complaints: number;
   unsubscribes: number;
+  open_rate: number;
+  click_rate: number;
   bounce_rate: number;
   complaint_rate: number;
   unsubscribe_rate: number;
   cancelled: number;
+  conversions: number;
+  revenue_cents: number;
+  links: { url: string; clicks: number; unique_clicks: number; machine_clicks: number }[];
   outstanding: number;
   percent: number;
   started_at: string | null;
@@ -263,4 +272,61 @@ export interface TestSendResult {
   email: string;
   status: 'sent' | 'failed';
   error: string | null;
+}
+
+/** GET /stats: one day's (or the window's) counts. */
+export interface StatsCounts {
+  sent: number;
+  delivered: number;
+  opens: number;
+  unique_opens: number;
+  machine_opens: number;
+  clicks: number;
+  unique_clicks: number;
+  machine_clicks: number;
+  hard_bounces: number;
+  soft_bounces: number;
+  complaints: number;
+  unsubscribes: number;
+  revenue_cents: number;
+}
+
+export interface AccountStats extends StatsCounts {
+  from: string;
+  to: string;
+  daily: (StatsCounts & { date: string })[];
+  subscribers: {
+    total: number;
+    subscribed: number;
+    unsubscribed: number;
+    bounced: number;
+    complained: number;
+  };
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+}
+
+export interface CreatedWebhookEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  type: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  response_status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
 }

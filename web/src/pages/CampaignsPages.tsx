@@ -14,7 +14,7 @@ import type {
 import { useSession } from '../session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextAreaField, TextField } from '../ui/Field';
-import { formatCount, formatDateTime, formatRate } from '../ui/format';
+import { formatCount, formatDateTime } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
 import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
@@ -23,6 +23,7 @@ import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
 import { TimelineChart } from '../ui/TimelineChart';
 import { CampaignActions, CampaignPreview, ProgressNote } from './CampaignOperations';
+import { CampaignReport } from './CampaignReport';
 import { StatusBadge } from './KeysPage';
 import { POSTAL_ADDRESS_HINT } from './SettingsPage';
 
@@ -316,51 +317,11 @@ export function CampaignDetailPage() {
           <ProgressNote campaign={data} />
         </section>
       )}
-      {stats.data && (
-        <section className="section" aria-labelledby="stats-title">
-          <h2 id="stats-title">Statistics</h2>
-          <dl className="tiles">
-            {(
-              [
-                ['Recipients', stats.data.recipients],
-                ['Delivered', stats.data.delivered],
-                ['Failed', stats.data.failed],
-                [
-                  'Skipped',
-                  stats.data.skipped_erased +
-                    stats.data.skipped_unsubscribed +
-                    stats.data.skipped_bounced +
-                    stats.data.skipped_complained +
-                    stats.data.skipped_suppressed,
-                ],
-                ...(stats.data.cancelled > 0
-                  ? ([['Never sent (cancelled)', stats.data.cancelled]] as const)
-                  : []),
-                ['Opens', stats.data.opens],
-                ['Clicks', stats.data.clicks],
-                ['Hard bounces', stats.data.hard_bounces],
-                ['Soft bounces', stats.data.soft_bounces],
-                ['Complaints', stats.data.complaints],
-                ['Unsubscribes', stats.data.unsubscribes],
-              ] as const
-            ).map(([label, value]) => (
-              <div className="tile" key={label}>
-                <dt>{label}</dt>
-                <dd>{formatCount(value)}</dd>
-              </div>
-            ))}
-          </dl>
-          <p className="muted small" data-testid="feedback-rates">
-            Of delivered messages: {formatRate(stats.data.bounce_rate)} bounced (hard),{' '}
-            {formatRate(stats.data.complaint_rate)} complained,{' '}
-            {formatRate(stats.data.unsubscribe_rate)} unsubscribed.
-          </p>
-          <p className="muted small">
-            Skipped: {stats.data.skipped_unsubscribed} unsubscribed, {stats.data.skipped_bounced}{' '}
-            bounced, {stats.data.skipped_complained} complained, {stats.data.skipped_suppressed}{' '}
-            suppressed, {stats.data.skipped_erased} erased.
-          </p>
-        </section>
+      {stats.data && <CampaignReport stats={stats.data} />}
+      {stats.data && stats.data.cancelled > 0 && (
+        <p className="muted small">
+          Never sent (cancelled): {formatCount(stats.data.cancelled)} recipients.
+        </p>
       )}
       {timeline.data && (
         <section className="section" aria-labelledby="chart-title">
