@@ -8,6 +8,8 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { SenderDomainsModule, SenderDomainsWorkersModule } from './domains/sender-domains.module';
 import { ErasureModule } from './erasure/erasure.module';
+import { ExportsModule, ExportWorkersModule } from './exports/exports.module';
+import { ImportsModule, ImportWorkersModule } from './imports/imports.module';
 import { InboundMailModule } from './inbound/inbound-mail.module';
 import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
@@ -23,6 +25,9 @@ import { ProviderWebhooksModule } from './provider-webhooks/provider-webhooks.mo
 import { PaginationModule } from './platform/pagination/pagination.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { SegmentsModule } from './segments/segments.module';
+import { ConversionsModule } from './conversions/conversions.module';
+import { StatsModule } from './stats/stats.module';
+import { WebhooksModule, WebhookWorkersModule } from './webhooks/webhooks.module';
 import { SubscribersModule } from './subscribers/subscribers.module';
 import { SuppressionModule } from './suppression/suppression.module';
 import { TemplatesModule } from './templates/templates.module';
@@ -67,7 +72,10 @@ export class AppModule {
       CampaignWorkersModule,
       TransactionalWorkerModule,
       SenderDomainsWorkersModule,
+      ImportWorkersModule,
+      ExportWorkersModule,
       InboundMailModule,
+      WebhookWorkersModule,
     ];
   }
 
@@ -88,7 +96,12 @@ export class AppModule {
         CampaignsModule,
         TransactionalModule,
         SenderDomainsModule,
+        ImportsModule,
+        ExportsModule,
         ProviderWebhooksModule,
+        StatsModule,
+        ConversionsModule,
+        WebhooksModule,
         OptOutModule,
         DashboardModule,
       ],

@@ -84,6 +84,29 @@ export const WATCHDOG_IDLE_SECONDS = 60;
 /** Stalled campaigns revived per tick; the next tick takes the rest. */
 export const WATCHDOG_BATCH = 100;
 
+// --- Campaign send: schedule, pause, throttle -------------------------------------------------
+
+/**
+ * How often every worker process looks for scheduled campaigns whose time has come: a
+ * campaign starts within about this long of its send_at (one indexed query per tick).
+ */
+export const SCHEDULE_TICK_MS = 1_000;
+/** Due campaigns started per tick; the next tick takes the rest. */
+export const SCHEDULE_BATCH = 50;
+/**
+ * How often a delivery job re-reads its campaign's status while it claims: a pause or a
+ * cancellation stops every job's claims within about this long, at one indexed read each.
+ */
+export const SEND_STATUS_CHECK_MS = 1_000;
+/** A throttled job whose Redis call failed asks again after this long (it never sends unthrottled). */
+export const SEND_RATE_RETRY_MS = 1_000;
+/**
+ * After a resume, the fan-out runs again this much later too: a delivery job still finishing
+ * its last messages when the campaign was resumed kept the new job of its batch from being
+ * added (job ids are stable), and by then it is gone.
+ */
+export const RESUME_RECHECK_MS = 5_000;
+
 // --- Transactional mail ----------------------------------------------------------------------
 
 /**
@@ -149,3 +172,85 @@ export const ENQUEUE_DEADLINE_MS = 1_000;
 export const REDIS_DOWN_LOG_EVERY_MS = 30_000;
 /** How long start-up waits for the shared Redis connection before going on without it. */
 export const REDIS_READY_WAIT_MS = 2_000;
+
+// --- Outbound webhooks -----------------------------------------------------------------------
+
+/**
+ * How long a process trusts the endpoints it read for an account. Events are published on the
+ * send hot path; an endpoint created or disabled in another process is seen within this.
+ */
+export const WEBHOOK_ENDPOINTS_CACHE_MS = 5_000;
+/**
+ * The Standard Webhooks retry schedule: the delay before each attempt (the first at once),
+ * eight attempts over about 27 hours; a 2xx ends it, the last failure fails the delivery.
+ */
+export const WEBHOOK_SCHEDULE_MS = [
+  0,
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3600_000,
+  5 * 3600_000,
+  10 * 3600_000,
+  10 * 3600_000,
+];
+/** An endpoint whose every attempt failed for this long is disabled, with the reason. */
+export const WEBHOOK_DISABLE_AFTER_DAYS = 5;
+/** How long an endpoint may take to answer; a slower one is a failed attempt. */
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** Longer than any attempt: a claim this old belongs to a dead dispatcher and is due again. */
+export const WEBHOOK_CLAIM_LEASE_MS = 60_000;
+/**
+ * Requests one process keeps in flight. Webhooks share the workers' cores with the campaign
+ * send; this bounds what they take from it (bench/campaign-send --webhook).
+ */
+export const WEBHOOK_CONCURRENCY = 16;
+/** Deliveries claimed per statement. */
+export const WEBHOOK_CLAIM_BATCH = 50;
+/** How often an idle dispatcher looks for due deliveries (other processes' events, retries). */
+export const WEBHOOK_POLL_MS = 1_000;
+/** Results written at once, at most this long after the first of them. */
+export const WEBHOOK_RESULT_BATCH = 100;
+export const WEBHOOK_RESULT_DELAY_MS = 50;
+/** Finished deliveries (and their log) are kept this long. */
+export const WEBHOOK_RETENTION_DAYS = 30;
+
+// --- Data in bulk: imports, exports, stored files ---------------------------------------------
+
+/**
+ * Bytes per row of a stored file (uploads, exports). Large enough that a 100 MB upload is
+ * 200 inserts, small enough that reading one (pg returns bytea as hex text, twice its size)
+ * costs a worker little memory.
+ */
+export const FILE_CHUNK_BYTES = 512 * 1024;
+/** The largest CSV an import takes. */
+export const IMPORT_MAX_BYTES = 100 * 1024 * 1024;
+/**
+ * Rows per import transaction: the unit of the checkpoint. Large enough that the per-batch
+ * round trips (identity locks, tombstones, existing rows, writes, checkpoint) are a small
+ * share of the work, small enough that a batch's rows, their locks and a rolled-back batch
+ * after a crash stay cheap.
+ */
+export const IMPORT_BATCH = 500;
+/** Import jobs one worker process runs at once: each holds a file stream and a batch. */
+export const IMPORT_CONCURRENCY = 1;
+/** Columns an import's header may have, and bytes one CSV record may take. */
+export const IMPORT_MAX_COLUMNS = 200;
+export const IMPORT_MAX_RECORD_BYTES = 64 * 1024;
+/** Rows of errors GET /v1/imports/{id} shows; all of them are in the errors download. */
+export const IMPORT_ERRORS_SHOWN = 1000;
+/** Attempts of an import or export job (1 s apart, doubling): they fail only if PostgreSQL does. */
+export const BULK_JOB_ATTEMPTS = 10;
+export const BULK_JOB_BACKOFF_MS = 1000;
+/** Subscribers read per export query (keyset on id). */
+export const EXPORT_BATCH = 1000;
+/** How long an export's file can be downloaded. */
+export const EXPORT_TTL_MS = 24 * 60 * 60_000;
+/** An upload that has not completed after this long was abandoned; the sweep deletes it. */
+export const ABANDONED_UPLOAD_MS = 60 * 60_000;
+/** How often each worker process sweeps abandoned uploads, expired exports and stalled jobs. */
+export const BULK_SWEEP_EVERY_MS = 15_000;
+/** A queued or running import or export that has not advanced for this long gets its job again. */
+export const BULK_IDLE_SECONDS = 60;
+/** Export jobs one worker process runs at once. */
+export const EXPORT_CONCURRENCY = 1;

@@ -2,11 +2,13 @@ import { FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiFailure, query } from '../api/client';
 import { toFailure, useApi, useDebounced, useLiveResult } from '../api/hooks';
+import { fieldLabel } from '../api/messages';
 import type { Page, Segment, SegmentField } from '../api/types';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextAreaField, TextField } from '../ui/Field';
 import { formatCount, formatDateTime } from '../ui/format';
 import { EmptyState, ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
@@ -76,6 +78,24 @@ export function SegmentEditorPage() {
   );
 }
 
+const RULE_PARTS: Record<string, string> = { field: 'field', op: 'condition', value: 'value' };
+
+/**
+ * Where in the filter a problem is, in the editor's words: in the rule builder,
+ * `filter.and[1].value` is "Rule 2, value" (one rule alone is the filter itself); in JSON,
+ * the path within the filter.
+ */
+function filterLabel(path: string, builder: boolean): string {
+  const rule = /^filter(?:\.(?:and|or)\[(\d+)\])?(?:\.(field|op|value)(?:\[\d+\])?)?$/.exec(path);
+  if (builder && rule && (rule[1] || rule[2])) {
+    const part = rule[2] ? `, ${RULE_PARTS[rule[2]]}` : '';
+    return `Rule ${rule[1] ? Number(rule[1]) + 1 : 1}${part}`;
+  }
+  if (path === 'filter') return 'Filter';
+  if (path.startsWith('filter.')) return `Filter, at ${path.slice('filter.'.length)}`;
+  return fieldLabel(path);
+}
+
 function SegmentEditor({ segment, fields }: { segment?: Segment; fields: SegmentField[] }) {
   const navigate = useNavigate();
   const [name, setName] = useState(segment?.name ?? '');
@@ -136,7 +156,8 @@ function SegmentEditor({ segment, fields }: { segment?: Segment; fields: Segment
     }
   };
 
-  const countError = count.error && (count.error.details[0]?.message ?? count.error.message);
+  const label = (path: string) => filterLabel(path, rules !== undefined);
+  const countError = count.error?.explain({ label }).join(' ');
   return (
     <>
       <p className="breadcrumb">
@@ -213,15 +234,7 @@ function SegmentEditor({ segment, fields }: { segment?: Segment; fields: Segment
             )}
           </p>
         </section>
-        {failure && failure.details.filter((d) => d.field !== 'name').length > 0 && (
-          <ErrorNotice>
-            {failure.details
-              .filter((detail) => detail.field !== 'name')
-              .map((detail) => `${detail.field}: ${detail.message}`)
-              .join(' ')}
-          </ErrorNotice>
-        )}
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['name']} label={label} />
         {saved && <InfoNotice>Saved.</InfoNotice>}
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={busy}>
