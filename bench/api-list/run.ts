@@ -13,7 +13,8 @@
 // table → clean up. Clean-up (servers, database, Redis keys) also runs on failure and on Ctrl-C.
 //
 // Env (optional): BENCH_SECONDS (10) per measured run, BENCH_CONNECTIONS (10,50: a
-// comma-separated list, each measured in turn), BENCH_SUBSCRIBERS (10000), BENCH_NODE_ARGS
+// comma-separated list, each measured in turn), BENCH_ROUNDS (2: herald-baseline pairs per
+// connection count, in ABBA order; more on a busy machine), BENCH_SUBSCRIBERS (10000), BENCH_NODE_ARGS
 // (none: node flags of both servers, e.g. `--cpu-prof --cpu-prof-dir=var/prof`; profiles are
 // written when the servers stop at the end), PG_SERVER (postgresql://postgres@127.0.0.1:5432),
 // REDIS_URL.
@@ -27,6 +28,7 @@ import { withClient } from '../support/stores';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WARMUP_SECONDS = 5;
 const PATH = '/v1/subscribers?limit=25';
 /** Herald's req/s must reach this share of the baseline's, its p99 stay under this multiple. */
@@ -211,16 +213,19 @@ async function main(): Promise<void> {
 
   const results: { connections: number; herald: Result; baseline: Result }[] = [];
   for (const connections of CONNECTIONS) {
-    // Warm-up (JIT, connection pools, plan caches), then ABBA so that drift over the run
-    // (autovacuum, CPU frequency, other work on the machine) hits both alike; each server's
-    // better run is reported.
+    // Warm-up (JIT, connection pools, plan caches), then pairs in ABBA order so that drift
+    // over the run (autovacuum, CPU frequency, other work on the machine) hits both alike;
+    // each server's best run is reported.
     console.log(
       `\n${connections} connections: warm-up ${WARMUP_SECONDS} s each (discarded), ` +
-        `then runs of ${SECONDS} s:`,
+        `then ${ROUNDS} rounds of ${SECONDS} s each:`,
     );
     for (const server of servers) await measure(server, key, connections, WARMUP_SECONDS);
     const best = new Map<Server, Result>();
-    for (const server of [herald, baseline, baseline, herald]) {
+    const order = Array.from({ length: ROUNDS }, (_, round) =>
+      round % 2 === 0 ? [herald, baseline] : [baseline, herald],
+    ).flat();
+    for (const server of order) {
       const result = await measure(server, key, connections, SECONDS);
       console.log(`  ${server.name.padEnd(8)} ${row(result)}`);
       if (result.reqPerSec > (best.get(server)?.reqPerSec ?? -1)) best.set(server, result);
@@ -229,7 +234,7 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\nGET ${PATH}, ${SUBSCRIBERS} subscribers, order herald, baseline, baseline, herald; ` +
+    `\nGET ${PATH}, ${SUBSCRIBERS} subscribers, ${ROUNDS} rounds in ABBA order; ` +
       `best run of each (targets: req/s ratio >= ${TARGET_THROUGHPUT.toFixed(2)}, ` +
       `p99 ratio <= ${TARGET_P99}):\n`,
   );
