@@ -39,7 +39,8 @@ const requests = option('--requests', 0);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parent = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+for (const node of profile.nodes)
+  for (const child of node.children ?? []) parent.set(child, node.id);
 
 /** Where a frame comes from: a package (node_modules/<name>), a file of ours, or V8/node. */
 function origin(frame: CallFrame): string {
@@ -94,7 +95,8 @@ for (let i = 0; i < profile.samples.length; i++) {
 
 const ms = (us: number) => (us / 1000).toFixed(0).padStart(7);
 const pct = (us: number) => `${((100 * us) / busyUs).toFixed(1).padStart(5)}%`;
-const perRequest = (us: number) => (requests ? `${(us / requests).toFixed(1).padStart(6)} µs/req` : '');
+const perRequest = (us: number) =>
+  requests ? `${(us / requests).toFixed(1).padStart(6)} µs/req` : '';
 function table(title: string, map: Map<string, number>, rows = top) {
   console.log(`\n${title}`);
   for (const [key, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
