@@ -4,6 +4,7 @@ import { SenderDomainsService } from '../domains/sender-domains.service';
 import type { AccountId } from '../platform/database/account-id';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import { SCHEDULE_BATCH, SCHEDULE_TICK_MS } from '../platform/settings';
+import { CampaignEvents } from './campaign-events';
 import { CampaignSendQueue } from './campaign-send-queue';
 import { CampaignsRepository } from './campaigns.repository';
 
@@ -30,6 +31,7 @@ export class CampaignSchedulePoller implements OnApplicationBootstrap, OnApplica
     private readonly queue: CampaignSendQueue,
     private readonly senderDomains: SenderDomainsService,
     private readonly audit: AuditLog,
+    private readonly events: CampaignEvents,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -79,6 +81,7 @@ export class CampaignSchedulePoller implements OnApplicationBootstrap, OnApplica
     }
     if (!(await this.campaigns.startScheduled(accountId, id))) return;
     this.logger.log(`campaign ${id}: scheduled send started`);
+    await this.events.statusChanged(accountId, id, 'campaign.sending');
     await this.queue.enqueueFanout(accountId, id).catch((error: unknown) => {
       this.logger.error(
         `campaign ${id}: enqueue failed, the watchdog will start it: ${String(error)}`,

@@ -1,5 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue } from 'bullmq';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { QUEUES } from '../../src/platform/queue/queue.module';
 import { waitUntilSent } from '../support/campaign-fixtures';
@@ -16,8 +18,20 @@ describe('campaign operations', () => {
   let sink: SmtpSink;
   let env: TestEnv;
   let api: TestApi;
+  /** Webhook payloads received on loopback. */
+  const hooks: { type: string; data: { id: string; status: string } }[] = [];
+  let receiver: Server;
 
   beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        hooks.push(JSON.parse(Buffer.concat(chunks).toString()) as (typeof hooks)[number]);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     sink = await SmtpSink.start();
     env = await TestEnv.create({
       SMTP_URL: sink.url,
@@ -25,6 +39,7 @@ describe('campaign operations', () => {
       RATE_LIMIT: '100000',
       RATE_LIMIT_SEND: '100000',
       ALLOW_UNVERIFIED_FROM: '1',
+      WEBHOOK_ALLOW_PRIVATE: '1',
     });
     api = await TestApi.start(env);
   });
@@ -32,6 +47,7 @@ describe('campaign operations', () => {
     await api?.close();
     await env?.dispose();
     await sink?.close();
+    await new Promise((resolve) => receiver?.close(resolve));
   });
 
   const call = (tenant: Tenant, method: 'get' | 'post' | 'patch' | 'delete', path: string) =>
@@ -113,6 +129,12 @@ describe('campaign operations', () => {
 
     it('fires a scheduled campaign within 5 s of send_at, with edits made while scheduled', async () => {
       tenant = await api.tenant('Scheduled send');
+      const { port } = receiver.address() as AddressInfo;
+      await request(api.server)
+        .post('/v1/webhooks')
+        .set('Authorization', tenant.auth)
+        .send({ url: `http://127.0.0.1:${port}/hooks`, events: ['campaign.sending'] })
+        .expect(201);
       const people = await api.make.subscribers(tenant.accountId, 20, { domain: 'sched.test' });
       const { id } = await create(tenant);
       const sendAt = inFuture(3000, '-05:00');
@@ -142,6 +164,12 @@ describe('campaign operations', () => {
       const received = to('sched.test');
       expect(received.map((m) => m.to[0]).sort()).toEqual(people.map((p) => p.email).sort());
       expect(received[0].headers.subject).toMatch(/^Scheduled Person \d+$/);
+      // Started by the poller, it says so like a send call would.
+      await waitFor(() => hooks.find((hook) => hook.data.id === id));
+      expect(hooks.find((hook) => hook.data.id === id)).toMatchObject({
+        type: 'campaign.sending',
+        data: { id, status: 'sending' },
+      });
     });
 
     it('unschedules back to draft; a later send works as for any draft', async () => {
