@@ -8,6 +8,8 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { SenderDomainsModule, SenderDomainsWorkersModule } from './domains/sender-domains.module';
 import { ErasureModule } from './erasure/erasure.module';
+import { ExportsModule, ExportWorkersModule } from './exports/exports.module';
+import { ImportsModule, ImportWorkersModule } from './imports/imports.module';
 import { InboundMailModule } from './inbound/inbound-mail.module';
 import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
@@ -70,6 +72,8 @@ export class AppModule {
       CampaignWorkersModule,
       TransactionalWorkerModule,
       SenderDomainsWorkersModule,
+      ImportWorkersModule,
+      ExportWorkersModule,
       InboundMailModule,
       WebhookWorkersModule,
     ];
@@ -92,6 +96,8 @@ export class AppModule {
         CampaignsModule,
         TransactionalModule,
         SenderDomainsModule,
+        ImportsModule,
+        ExportsModule,
         ProviderWebhooksModule,
         StatsModule,
         ConversionsModule,

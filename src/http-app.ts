@@ -12,6 +12,9 @@ import { installBodyParsers } from './platform/validation/body-parsers';
 import { JSON_LIMITS } from './platform/validation/json-shape';
 import { refuseInvalidUrlText } from './platform/validation/url-text';
 
+/** Routes whose handler streams a multipart upload itself (CSV imports). */
+const UPLOAD_ROUTES = new Set(['/v1/imports', '/dashboard/api/imports']);
+
 /**
  * Builds the HTTP API on Fastify (its speed matters on the list and send hot paths) with
  * pino request logging, request ids (echoed as X-Request-Id), cookies and the OpenAPI
@@ -41,7 +44,11 @@ export async function createHttpApp(
     if (request.raw.method === 'HEAD') request.raw.method = 'GET';
     done();
   });
-  installBodyParsers(adapter.getInstance(), (route) => surfaceOf(route) !== undefined);
+  installBodyParsers(
+    adapter.getInstance(),
+    (route) => surfaceOf(route) !== undefined,
+    (route) => UPLOAD_ROUTES.has(route),
+  );
   adapter.getInstance().addHook('preValidation', refuseInvalidUrlText);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.api(config, options),

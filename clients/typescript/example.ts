@@ -27,6 +27,32 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   });
   await herald.GET('/v1/subscribers/{id}', { params: id });
   await herald.POST('/v1/erasures', { body: { email: 'grace@example.com' } });
+  const batch = await herald.POST('/v1/subscribers/batch', {
+    body: {
+      subscribers: [{ email: 'ada@example.com', tags: ['vip'] }, { email: 'alan@example.com' }],
+    },
+  });
+  const batchFailures = batch.data?.results.filter((result) => result.status === 'failed') ?? [];
+
+  // A CSV import is a multipart upload; the columns map is optional (unnamed headers are guessed).
+  const imported = await herald.POST('/v1/imports', {
+    body: { file: 'email,First Name,plan\nada@example.com,Ada,pro\n', mode: 'upsert' },
+    bodySerializer: (body) => {
+      const form = new FormData();
+      form.append('file', new Blob([body.file], { type: 'text/csv' }), 'list.csv');
+      if (body.mode) form.append('mode', body.mode);
+      form.append('columns', JSON.stringify({ plan: 'custom_fields.plan' }));
+      return form;
+    },
+  });
+  const importId = { path: { id: imported.data?.id ?? '' } };
+  const importProgress = await herald.GET('/v1/imports/{id}', { params: importId });
+  const importFailed: number | undefined = importProgress.data?.failed;
+  await herald.GET('/v1/imports/{id}/errors', { params: importId, parseAs: 'text' });
+  const exported = await herald.POST('/v1/exports', { body: { segment_id: null } });
+  const exportId = { path: { id: exported.data?.id ?? '' } };
+  await herald.GET('/v1/exports/{id}', { params: exportId });
+  const csv = await herald.GET('/v1/exports/{id}/download', { params: exportId, parseAs: 'text' });
 
   await herald.GET('/v1/suppressions', { params: { query: { limit: 10 } } });
   await herald.POST('/v1/suppressions', { body: { email: 'bob@example.com', reason: 'manual' } });
@@ -61,6 +87,21 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   const status: 'sending' | undefined = sent.data?.status;
   const stats = await herald.GET('/v1/campaigns/{id}/stats', { params: id });
   const delivered: number | undefined = stats.data?.delivered;
+  await herald.POST('/v1/campaigns/{id}/schedule', {
+    params: id,
+    body: { send_at: '2026-12-01T09:00:00+01:00' },
+  });
+  await herald.DELETE('/v1/campaigns/{id}/schedule', { params: id });
+  await herald.POST('/v1/campaigns/{id}/pause', { params: id });
+  const resumed = await herald.POST('/v1/campaigns/{id}/resume', { params: id });
+  const finishAt: string | null | undefined = resumed.data?.progress.expected_finish_at;
+  await herald.POST('/v1/campaigns/{id}/cancel', { params: id });
+  const test = await herald.POST('/v1/campaigns/{id}/test', {
+    params: id,
+    body: { emails: ['me@acme.example'] },
+  });
+  const testFailed = test.data?.results.some((result) => result.status === 'failed');
+  await herald.POST('/v1/campaigns/{id}/duplicate', { params: id });
   const openRate: number | undefined = stats.data?.open_rate;
   const account = await herald.GET('/v1/stats', {
     params: { query: { from: '2026-11-01', to: '2026-11-30' } },
@@ -100,7 +141,8 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   await herald.POST('/v1/domains/{id}/rotate', { params: id });
 
   const page = await herald.GET('/v1/subscribers', { params: { query: { limit: 100 } } });
-  console.log({ progress, status, delivered, openRate, revenue, secret, replayed });
-  console.log({ next: page.data?.next_cursor });
+  console.log({ progress, status, delivered, finishAt, testFailed, openRate, revenue, secret });
+  console.log({ replayed, next: page.data?.next_cursor });
+  console.log({ batchFailures, importFailed, csvBytes: csv.data?.length });
   return page.data?.data ?? [];
 }

@@ -32,6 +32,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/subscribers/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update many subscribers
+         * @description Up to 1,000 subscribers, upserted by email in one transaction: a new email is created, an existing one updated with PATCH semantics. Every item is validated on its own and gets one result, in order; an invalid item or an erased email (`erased`) fails only that item.
+         *
+         *     Requires an API key with the `subscribers:write` scope.
+         */
+        post: operations["batchUpsertSubscribers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/subscribers/{id}": {
         parameters: {
             query?: never;
@@ -302,7 +324,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update a draft campaign
+         * Update a draft or scheduled campaign
          * @description Requires an API key with the `campaigns:write` scope.
          */
         patch: operations["updateCampaign"];
@@ -344,6 +366,140 @@ export interface paths {
         get: operations["getCampaignStats"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a campaign
+         * @description A draft (or a scheduled campaign, to move it) starts sending at `send_at`, within seconds. `send_at` in the past or more than a year away: 422. The campaign is checked as a send would check it.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["scheduleCampaign"];
+        /**
+         * Unschedule a campaign
+         * @description Requires an API key with the `campaigns:send` scope.
+         */
+        delete: operations["unscheduleCampaign"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a sending campaign
+         * @description Workers stop claiming recipients within seconds; messages already in flight finish and are counted. Nothing is lost or sent twice: resume continues from where the send stands.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused campaign
+         * @description Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign
+         * @description Any state before `sent`. Recipients not yet sent never will be (counted in `progress.cancelled`); messages in flight finish and are counted.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test of a campaign
+         * @description Sends the real rendering to at most 5 addresses now, subject prefixed with `[Test] ` and header `X-Herald-Test: true`, without tracking and without touching stats. An address of an erased identity: 409; a suppressed one: 422 on its item.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["testCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Duplicate a campaign
+         * @description A new draft with the same content, audience, sender and rate, named "… (copy)".
+         *
+         *     Requires an API key with the `campaigns:write` scope.
+         */
+        post: operations["duplicateCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -476,6 +632,136 @@ export interface paths {
          *     Requires an API key with the `domains:write` scope.
          */
         post: operations["rotateDomainKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import subscribers from a CSV file
+         * @description The file is stored and checked (header, column mapping) before the answer; a worker then imports it in batches. Each row is validated like `POST /v1/subscribers`; a bad row is counted and reported, never fatal. Erased emails are skipped and counted. Blank cells change nothing. Follow progress with `GET /v1/imports/{id}`.
+         *
+         *     Requires an API key with the `subscribers:write` scope.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import's progress
+         * @description Counts so far and the first 1,000 row errors.
+         *
+         *     Requires an API key with the `subscribers:read` scope.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an import's row errors
+         * @description Every row error so far, as CSV with the columns `row`, `field` and `message`.
+         *
+         *     Requires an API key with the `subscribers:read` scope.
+         */
+        get: operations["downloadImportErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export subscribers as CSV
+         * @description Every subscriber, or one segment's; a worker writes the file. Download it from `GET /v1/exports/{id}/download` once `status` is `done` (for 24 hours). Its columns are the subscriber fields and one per `custom_fields` key: importing the file gives back the same subscribers.
+         *
+         *     Requires an API key with the `subscribers:read` scope.
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an export's progress
+         * @description Requires an API key with the `subscribers:read` scope.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export
+         * @description The CSV, once the export is done; 409 before that and once it has expired.
+         *
+         *     Requires an API key with the `subscribers:read` scope.
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -734,6 +1020,34 @@ export interface components {
              */
             email: string;
         };
+        BatchSubscribersDto: {
+            /** @description Subscribers to create, or to update (PATCH semantics) when their email exists: 1 to 1000 items, within the 1 MiB body limit. */
+            subscribers: components["schemas"]["CreateSubscriberDto"][];
+        };
+        BatchErrorDto: {
+            /** @example email */
+            field: string;
+            /** @example erased */
+            code: string;
+            message: string;
+        };
+        BatchResultDto: {
+            /** @description The item's index in `subscribers`. */
+            index: number;
+            /** @enum {string} */
+            status: "created" | "updated" | "failed";
+            /**
+             * Format: uuid
+             * @description The subscriber written (or left as it was); null when none.
+             */
+            id: string | null;
+            /** @description Why the item failed, one entry per field, as a 422 would name them (`erased` on `email` for an erased identity); null unless `status` is `failed`. */
+            errors: components["schemas"]["BatchErrorDto"][] | null;
+        };
+        BatchResponse: {
+            /** @description One result per item, in order. */
+            results: components["schemas"]["BatchResultDto"][];
+        };
         UpdateSubscriberDto: {
             /** @description Ignored: ids are assigned by Herald. */
             id?: string;
@@ -972,8 +1286,15 @@ export interface components {
             failed: number;
             /** @description Unsubscribed, bounced or erased audience members left out. */
             skipped: number;
+            /** @description Recipients still pending when the campaign was cancelled: never sent. */
+            cancelled: number;
             /** @description 0..100; 100 once the campaign is sent. */
             percent: number;
+            /**
+             * Format: date-time
+             * @description While sending: when the campaign should be done, at the pace its send rate (or the account’s) allows, else at the pace kept so far. Null otherwise.
+             */
+            expected_finish_at: string | null;
         };
         CampaignResponse: {
             /** Format: uuid */
@@ -985,13 +1306,25 @@ export interface components {
             segment_id: string | null;
             html: string | null;
             text: string | null;
-            /** @enum {string} */
-            status: "draft" | "sending" | "sent";
+            /**
+             * @description draft → (scheduled) → sending ⇄ paused → sent; or cancelled from any state before sent.
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+            /**
+             * Format: date-time
+             * @description When a scheduled campaign starts sending (kept once it has).
+             */
+            send_at: string | null;
+            /** @description Messages per minute for this campaign (a steady pace after a first burst of at most 4); null: only the account’s limit. */
+            rate_per_minute: number | null;
             progress: components["schemas"]["CampaignProgress"];
             /** Format: date-time */
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+            /** Format: date-time */
+            cancelled_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1025,6 +1358,11 @@ export interface components {
              * @description Absent: every subscriber.
              */
             segment_id?: string | null;
+            /**
+             * @description Messages per minute for this campaign, as a steady pace after a first burst of at most 4; absent or null: only the account’s limit (SEND_RATE_PER_MINUTE).
+             * @example 600
+             */
+            rate_per_minute?: number | null;
         };
         UpdateCampaignDto: {
             name?: string;
@@ -1036,6 +1374,7 @@ export interface components {
             text?: string | null;
             /** Format: uuid */
             segment_id?: string | null;
+            rate_per_minute?: number | null;
         };
         SendAcceptedResponse: {
             /** Format: uuid */
@@ -1103,6 +1442,8 @@ export interface components {
             complaint_rate: number;
             /** @description unsubscribes / delivered, 0..1. */
             unsubscribe_rate: number;
+            /** @description Recipients still pending when the campaign was cancelled: never sent. */
+            cancelled: number;
             /** @description Conversions credited to this campaign. */
             conversions: number;
             /** @description Revenue of those conversions (named in the conversion, or by last click). */
@@ -1117,6 +1458,38 @@ export interface components {
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+        };
+        ScheduleCampaignDto: {
+            /**
+             * Format: date-time
+             * @description When to start sending: a date-time with its offset, in the future and at most a year away.
+             * @example 2026-12-01T09:00:00+01:00
+             */
+            send_at: string;
+        };
+        TestSendDto: {
+            /**
+             * @description At most 5 addresses. Each gets the real rendering (with the data of the subscriber who has that address, if any), its subject prefixed with `[Test] `; stats and the send ledger are not touched.
+             * @example [
+             *       "me@acme.example"
+             *     ]
+             */
+            emails: string[];
+        };
+        TestSendResult: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description sent: the relay accepted it (or it was written to the outbox).
+             * @enum {string}
+             */
+            status: "sent" | "failed";
+            /** @description Why the relay refused it (addresses cut out); null when sent. */
+            error: string | null;
+        };
+        TestSendResponse: {
+            /** @description One per distinct address, in order. */
+            results: components["schemas"]["TestSendResult"][];
         };
         SendTransactionalDto: {
             /**
@@ -1218,6 +1591,88 @@ export interface components {
              * @example acme.example
              */
             name: string;
+        };
+        ImportAccepted: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "queued";
+        };
+        ImportColumnDto: {
+            header: string;
+            /**
+             * @description The subscriber field, `custom_fields.<key>`, or null when the column is skipped.
+             * @example first_name
+             */
+            field: string | null;
+        };
+        ImportErrorDto: {
+            /** @description The data row, counting from 1 after the header. */
+            row: number;
+            /**
+             * @description The subscriber field (`row` when the row itself could not be read).
+             * @example email
+             */
+            field: string;
+            message: string;
+        };
+        ImportResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed";
+            /** @enum {string} */
+            mode: "upsert" | "create";
+            columns: components["schemas"]["ImportColumnDto"][];
+            /** @description Data rows in the file; null until a worker has counted them. */
+            rows_total: number | null;
+            rows_processed: number;
+            created: number;
+            updated: number;
+            unchanged: number;
+            skipped_erased: number;
+            failed: number;
+            /** @description The first 1,000 row errors; all of them: GET /v1/imports/{id}/errors (CSV). */
+            errors: components["schemas"]["ImportErrorDto"][];
+            /** @description Why the import as a whole failed. */
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        CreateExportDto: {
+            /**
+             * Format: uuid
+             * @description Export only this segment's subscribers; every subscriber without it.
+             */
+            segment_id?: string | null;
+        };
+        ExportAccepted: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "queued";
+        };
+        ExportResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `done`: ready to download until `expires_at`; `expired`: the file is gone.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "done" | "failed" | "expired";
+            /** @description Subscribers written so far. */
+            rows: number;
+            /** Format: uuid */
+            segment_id: string | null;
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: date-time */
+            expires_at: string | null;
         };
         StatsDay: {
             /** @description Messages the relay gave a final answer for. */
@@ -1458,6 +1913,10 @@ export interface components {
                     /** @example already_exists */
                     code: string;
                     message: string;
+                    /** @description Only for a template field that does not compile (code `invalid_template`): the line where it goes wrong, counted from 1. The message says it too. */
+                    line?: number;
+                    /** @description With `line`: the column on that line, counted from 1. */
+                    column?: number;
                 }[];
             };
         };
@@ -1757,6 +2216,146 @@ export interface operations {
             };
             /** @description `conflict`: The request conflicts with the current state of the resource. */
             409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchUpsertSubscribers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchSubscribersDto"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 0,
+                     *           "status": "created",
+                     *           "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "errors": [
+                     *             {
+                     *               "field": "email",
+                     *               "code": "erased",
+                     *               "message": "string"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
                     "RateLimit-Limit": number;
@@ -4243,16 +4842,21 @@ export interface operations {
                      *           "html": "string",
                      *           "text": "string",
                      *           "status": "draft",
+                     *           "send_at": "2026-11-25T09:30:00.000Z",
+                     *           "rate_per_minute": 0,
                      *           "progress": {
                      *             "recipients": 0,
                      *             "sent": 0,
                      *             "delivered": 0,
                      *             "failed": 0,
                      *             "skipped": 0,
-                     *             "percent": 0
+                     *             "cancelled": 0,
+                     *             "percent": 0,
+                     *             "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *           },
                      *           "started_at": "2026-11-25T09:30:00.000Z",
                      *           "finished_at": "2026-11-25T09:30:00.000Z",
+                     *           "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *           "created_at": "2026-11-25T09:30:00.000Z",
                      *           "updated_at": "2026-11-25T09:30:00.000Z"
                      *         }
@@ -4378,16 +4982,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -4523,16 +5132,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -4782,7 +5396,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Drafts only; otherwise 409. */
+            /** @description Drafts and scheduled campaigns only; once sending has started, 409. */
             200: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4805,16 +5419,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -5154,6 +5773,7 @@ export interface operations {
                      *       "bounce_rate": 0,
                      *       "complaint_rate": 0,
                      *       "unsubscribe_rate": 0,
+                     *       "cancelled": 0,
                      *       "conversions": 0,
                      *       "revenue_cents": 0,
                      *       "links": [
@@ -5171,6 +5791,1165 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CampaignStatsResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scheduleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleCampaignDto"];
+            };
+        };
+        responses: {
+            /** @description The campaign, `scheduled`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unscheduleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, a draft again. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `paused`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `sending`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `cancelled`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSendDto"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "email": "ada@example.com",
+                     *           "status": "sent",
+                     *           "error": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestSendResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
                 };
             };
             /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
@@ -6297,6 +8076,813 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DomainResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The CSV, at most 100 MB, with a header row. Columns named like a subscriber field (`email`, `first_name`, `First Name`, `tags`…) fill it; any other column becomes a key of `custom_fields`. Comma, semicolon or tab separated, UTF-8.
+                     */
+                    file: string;
+                    /**
+                     * @description `upsert` updates subscribers whose email exists; `create` leaves them alone.
+                     * @default upsert
+                     * @enum {string}
+                     */
+                    mode?: "upsert" | "create";
+                    /** @description Optional JSON object mapping headers to fields: `{"Mail": "email", "Plan": "custom_fields.plan", "Notes": null}` (null skips the column). Headers it does not name are mapped automatically. */
+                    columns?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "status": "queued"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportAccepted"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "status": "queued",
+                     *       "mode": "upsert",
+                     *       "columns": [
+                     *         {
+                     *           "header": "string",
+                     *           "field": "first_name"
+                     *         }
+                     *       ],
+                     *       "rows_total": 0,
+                     *       "rows_processed": 0,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "skipped_erased": 0,
+                     *       "failed": 0,
+                     *       "errors": [
+                     *         {
+                     *           "row": 0,
+                     *           "field": "email",
+                     *           "message": "string"
+                     *         }
+                     *       ],
+                     *       "failure_reason": "string",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadImportErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV, one line per error. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateExportDto"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "status": "queued"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportAccepted"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "status": "queued",
+                     *       "rows": 0,
+                     *       "segment_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "failure_reason": "string",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import { AuditEvent } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
-import type { Db } from '../platform/database/db';
+import type { Db, PgClient } from '../platform/database/db';
 import { PageRequest } from '../platform/pagination/page-request';
 import { AuditEventsRepository } from './audit-events.repository';
 
@@ -35,6 +35,16 @@ export type AuditAction =
   | 'campaign.created'
   | 'campaign.deleted'
   | 'campaign.sent'
+  | 'campaign.scheduled'
+  | 'campaign.unscheduled'
+  /** A scheduled campaign went back to draft at its time: its From could no longer send. */
+  | 'campaign.schedule_failed'
+  | 'campaign.paused'
+  | 'campaign.resumed'
+  | 'campaign.cancelled'
+  | 'campaign.test_sent'
+  /** A new draft copied from a campaign (`campaign_id` the copy, `source_id` the original). */
+  | 'campaign.duplicated'
   | 'sender_domain.added'
   | 'sender_domain.deleted'
   | 'sender_domain.verified'
@@ -50,7 +60,16 @@ export type AuditAction =
   | 'suppression.removed'
   /** A suppression entry's removal put a subscriber back to `subscribed`. */
   | 'subscriber.resubscribed'
-  | 'account.postal_address_updated';
+  | 'account.postal_address_updated'
+  | 'subscriber_import.created'
+  | 'subscriber_export.created';
+
+/** Who acted, as a bulk job remembers it: an API key, or a person (the row's user id). */
+export interface AuditActor {
+  accountId: AccountId;
+  apiKeyId?: string;
+  userId?: string;
+}
 
 export interface AuditEntry {
   action: AuditAction;
@@ -72,6 +91,31 @@ export class AuditLog {
   async recordBy(caller: Principal, entry: Omit<AuditEntry, 'apiKeyId'>, db?: Db): Promise<void> {
     const metadata = caller.userId ? { ...entry.metadata, user_id: caller.userId } : entry.metadata;
     await this.record(caller.accountId, { ...entry, apiKeyId: caller.apiKeyId, metadata }, db);
+  }
+
+  /**
+   * Records several actions of one actor in one statement, inside a pg transaction (bulk
+   * writes, which run on PgPool rather than Prisma).
+   */
+  async recordMany(
+    actor: AuditActor,
+    entries: Omit<AuditEntry, 'apiKeyId'>[],
+    client: PgClient,
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    await this.events.createMany(
+      client,
+      actor.accountId,
+      entries.map((entry) => ({
+        id: newId(),
+        action: entry.action,
+        apiKeyId: actor.apiKeyId,
+        subjectHash: entry.subjectHash,
+        metadata: actor.userId
+          ? { ...entry.metadata, user_id: actor.userId }
+          : (entry.metadata ?? {}),
+      })),
+    );
   }
 
   /** Records an action; `db` joins the transaction that did it. */

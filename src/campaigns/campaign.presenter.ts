@@ -1,5 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Campaign } from '../generated/prisma/client';
+import { expectedFinishAt } from './send-pace';
+
+export const CAMPAIGN_STATUSES = [
+  'draft',
+  'scheduled',
+  'sending',
+  'paused',
+  'sent',
+  'cancelled',
+] as const;
 import type { CampaignEngagement } from '../stats/stats.service';
 
 export class CampaignProgress {
@@ -13,7 +23,20 @@ export class CampaignProgress {
     description: 'Unsubscribed, bounced or erased audience members left out.',
   })
   skipped!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients still pending when the campaign was cancelled: never sent.',
+  })
+  cancelled!: number;
   @ApiProperty({ description: '0..100; 100 once the campaign is sent.' }) percent!: number;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'While sending: when the campaign should be done, at the pace its send rate (or the account’s) allows, else at the pace kept so far. Null otherwise.',
+  })
+  expected_finish_at!: string | null;
 }
 
 export class CampaignResponse {
@@ -25,10 +48,30 @@ export class CampaignResponse {
   @ApiProperty({ type: String, nullable: true }) segment_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) html!: string | null;
   @ApiProperty({ type: String, nullable: true }) text!: string | null;
-  @ApiProperty({ enum: ['draft', 'sending', 'sent'] }) status!: string;
+  @ApiProperty({
+    enum: CAMPAIGN_STATUSES,
+    description:
+      'draft → (scheduled) → sending ⇄ paused → sent; or cancelled from any state before sent.',
+  })
+  status!: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When a scheduled campaign starts sending (kept once it has).',
+  })
+  send_at!: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'Messages per minute for this campaign (a steady pace after a first burst of at most 4); null: only the account’s limit.',
+  })
+  rate_per_minute!: number | null;
   @ApiProperty({ type: CampaignProgress }) progress!: CampaignProgress;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) cancelled_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
@@ -145,6 +188,11 @@ export class CampaignStatsResponse {
   complaint_rate!: number;
   @ApiProperty({ type: 'number', description: 'unsubscribes / delivered, 0..1.' })
   unsubscribe_rate!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients still pending when the campaign was cancelled: never sent.',
+  })
+  cancelled!: number;
   @ApiProperty({ type: 'integer', description: 'Conversions credited to this campaign.' })
   conversions!: number;
   @ApiProperty({
@@ -176,7 +224,15 @@ function rate(count: number, delivered: number): number {
   return delivered === 0 ? 0 : Math.round((count / delivered) * 10_000) / 10_000;
 }
 
-export function presentCampaign(row: Campaign): CampaignResponse {
+/**
+ * `accountRatePerMinute` (SEND_RATE_PER_MINUTE) feeds the expected finish of a sending
+ * campaign; `now` is when that estimate is made.
+ */
+export function presentCampaign(
+  row: Campaign,
+  accountRatePerMinute?: number,
+  now = new Date(),
+): CampaignResponse {
   return {
     id: row.id,
     name: row.name,
@@ -187,6 +243,8 @@ export function presentCampaign(row: Campaign): CampaignResponse {
     html: row.html,
     text: row.text,
     status: row.status,
+    send_at: row.sendAt?.toISOString() ?? null,
+    rate_per_minute: row.ratePerMinute,
     progress: {
       recipients: row.recipientCount,
       sent: row.deliveredCount + row.failedCount,
@@ -198,10 +256,13 @@ export function presentCampaign(row: Campaign): CampaignResponse {
         row.skippedBouncedCount +
         row.skippedComplainedCount +
         row.skippedSuppressedCount,
+      cancelled: row.cancelledCount,
       percent: percent(row),
+      expected_finish_at: expectedFinishAt(row, accountRatePerMinute, now)?.toISOString() ?? null,
     },
     started_at: row.startedAt?.toISOString() ?? null,
     finished_at: row.finishedAt?.toISOString() ?? null,
+    cancelled_at: row.cancelledAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -241,6 +302,7 @@ export function presentCampaignStats(
     bounce_rate: rate(row.bounceCount, row.deliveredCount),
     complaint_rate: rate(row.complaintCount, row.deliveredCount),
     unsubscribe_rate: rate(row.unsubscribeCount, row.deliveredCount),
+    cancelled: row.cancelledCount,
     conversions: engagement.conversions,
     revenue_cents: engagement.revenueCents,
     links: engagement.links.map((link) => ({

@@ -5,6 +5,7 @@ import { StatsCoreModule } from '../stats/stats-core.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
+import { CampaignCancellation } from './campaign-cancellation';
 import { CampaignEvents } from './campaign-events';
 import { CampaignFeedbackCounters } from './campaign-feedback-counters';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
@@ -33,6 +34,7 @@ import { CampaignsRepository } from './campaigns.repository';
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,
+    CampaignCancellation,
     CampaignOutcomeWriter,
     CampaignFeedbackCounters,
     CampaignSentMessages,
@@ -44,6 +46,7 @@ import { CampaignsRepository } from './campaigns.repository';
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,
+    CampaignCancellation,
     CampaignOutcomeWriter,
     CampaignQueuesModule,
     ErasureModule,

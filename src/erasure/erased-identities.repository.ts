@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ErasedIdentity } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
-import type { Db } from '../platform/database/db';
+import type { Db, PgClient } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './erasure.sql';
 
@@ -19,6 +19,30 @@ export class ErasedIdentitiesRepository {
     for (const hash of [...emailHashes].sort()) {
       await tx.$executeRaw(sql.lockIdentity(accountId, hash));
     }
+  }
+
+  /**
+   * Locks many identities for the rest of the pg transaction of `client`, in one statement,
+   * and answers which of them are erased (a batch of bulk writes).
+   */
+  async lockMany(
+    client: PgClient,
+    accountId: AccountId,
+    emailHashes: string[],
+  ): Promise<Set<string>> {
+    if (emailHashes.length === 0) return new Set();
+    await client.query(sql.LOCK_IDENTITIES, [accountId, emailHashes]);
+    const { rows } = await client.query<{ email_hash: string }>(sql.ERASED_AMONG, [
+      accountId,
+      emailHashes,
+    ]);
+    return new Set(rows.map((row) => row.email_hash));
+  }
+
+  /** Whether the account erased anyone at or after `since`. */
+  async anyErasedSince(client: PgClient, accountId: AccountId, since: Date): Promise<boolean> {
+    const { rows } = await client.query<{ erased: boolean }>(sql.ERASED_SINCE, [accountId, since]);
+    return rows[0]?.erased === true;
   }
 
   /** The hash of one of these identities that is erased, if any. */

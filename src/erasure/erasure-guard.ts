@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLog } from '../audit/audit-log';
+import { AuditActor, AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { KeyedHasher, normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
-import type { Db } from '../platform/database/db';
+import type { Db, PgClient } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import { EmailErasedError } from '../platform/errors/api-errors';
 import { ErasedIdentitiesRepository } from './erased-identities.repository';
@@ -35,6 +35,33 @@ export class ErasureGuard {
   async lock(accountId: AccountId, emails: string[], tx: Db): Promise<void> {
     const hashes = [...new Set(emails.map((email) => this.emailHash(accountId, email)))];
     await this.tombstones.lock(accountId, hashes, tx);
+  }
+
+  /**
+   * For bulk writes on a pg transaction (`client`): takes the locks of these emails'
+   * identities and answers the hashes of those that are erased, which the caller must not
+   * write (and reports with `auditRefusals`).
+   */
+  lockMany(accountId: AccountId, emailHashes: string[], client: PgClient): Promise<Set<string>> {
+    return this.tombstones.lockMany(client, accountId, emailHashes);
+  }
+
+  /** Audits refused bulk writes (hashes only) inside the caller's pg transaction. */
+  async auditRefusals(
+    actor: AuditActor,
+    emailHashes: string[],
+    endpoint: string,
+    client: PgClient,
+  ): Promise<void> {
+    await this.audit.recordMany(
+      actor,
+      emailHashes.map((subjectHash) => ({
+        action: 'erased_identity.write_refused' as const,
+        subjectHash,
+        metadata: { endpoint },
+      })),
+      client,
+    );
   }
 
   async runNamedWrite<T>(

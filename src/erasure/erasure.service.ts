@@ -3,7 +3,7 @@ import { AuditAction, AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
-import type { Db } from '../platform/database/db';
+import type { Db, PgClient } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import { ErasedIdentitiesRepository } from './erased-identities.repository';
 import { ErasureGuard } from './erasure-guard';
@@ -67,6 +67,14 @@ export class ErasureService {
     const identity = { accountId, emailHash, subscriberId: tombstone.subscriberId ?? undefined };
     for (const participant of this.registry.all()) await participant.afterCommit?.(identity);
     return { email_hash: tombstone.emailHash, erased_at: tombstone.erasedAt.toISOString() };
+  }
+
+  /**
+   * Whether the account erased anyone at or after `since`, inside the caller's pg
+   * transaction (an export finishing: what it read before may include that person).
+   */
+  anyErasedSince(accountId: AccountId, since: Date, client: PgClient): Promise<boolean> {
+    return this.tombstones.anyErasedSince(client, accountId, since);
   }
 
   /** The tombstone hash of an erased subscriber (its row is gone, the tombstone kept). */

@@ -25,3 +25,19 @@ export const subscriberIdsErasedSince = (
      AND e.subscriber_id > ${afterId}::uuid
      AND (${throughId}::uuid IS NULL OR e.subscriber_id <= ${throughId}::uuid)
      AND e.erased_at >= ${since}`;
+
+/**
+ * lockIdentity for many identities at once (a batch of bulk writes), one round trip. Locks
+ * are taken in a fixed order ("C" collation: the order of JavaScript's sort, which `lock`
+ * uses), so two writers over overlapping identities cannot deadlock. $1 account, $2 hashes.
+ */
+export const LOCK_IDENTITIES = `SELECT count(pg_advisory_xact_lock(hashtextextended($1::text || ':' || h, 0)))
+  FROM (SELECT DISTINCT h COLLATE "C" AS h FROM unnest($2::text[]) AS h ORDER BY 1) ordered`;
+
+/** Which of these identities are erased. $1 account, $2 hashes. */
+export const ERASED_AMONG = `SELECT email_hash FROM erased_identities
+  WHERE account_id = $1 AND email_hash = ANY($2::text[])`;
+
+/** Whether any identity of the account was erased at or after a moment. $1 account, $2 since. */
+export const ERASED_SINCE = `SELECT EXISTS (SELECT 1 FROM erased_identities
+  WHERE account_id = $1 AND erased_at >= $2) AS erased`;

@@ -84,6 +84,29 @@ export const WATCHDOG_IDLE_SECONDS = 60;
 /** Stalled campaigns revived per tick; the next tick takes the rest. */
 export const WATCHDOG_BATCH = 100;
 
+// --- Campaign send: schedule, pause, throttle -------------------------------------------------
+
+/**
+ * How often every worker process looks for scheduled campaigns whose time has come: a
+ * campaign starts within about this long of its send_at (one indexed query per tick).
+ */
+export const SCHEDULE_TICK_MS = 1_000;
+/** Due campaigns started per tick; the next tick takes the rest. */
+export const SCHEDULE_BATCH = 50;
+/**
+ * How often a delivery job re-reads its campaign's status while it claims: a pause or a
+ * cancellation stops every job's claims within about this long, at one indexed read each.
+ */
+export const SEND_STATUS_CHECK_MS = 1_000;
+/** A throttled job whose Redis call failed asks again after this long (it never sends unthrottled). */
+export const SEND_RATE_RETRY_MS = 1_000;
+/**
+ * After a resume, the fan-out runs again this much later too: a delivery job still finishing
+ * its last messages when the campaign was resumed kept the new job of its batch from being
+ * added (job ids are stable), and by then it is gone.
+ */
+export const RESUME_RECHECK_MS = 5_000;
+
 // --- Transactional mail ----------------------------------------------------------------------
 
 /**
@@ -118,6 +141,19 @@ export const IDEMPOTENCY_CLAIM_LEASE_SECONDS = 30;
 
 /** api_keys.last_used_at is written at most this often per key, to keep writes off the hot path. */
 export const KEY_TOUCH_INTERVAL_MS = 60_000;
+/**
+ * How long a process trusts an API key it verified without reading api_keys again. Changes to
+ * a key reach every API process at once through PostgreSQL's notifications (ApiKeyCache);
+ * this is the bound for one that was missed, i.e. the longest a revoked key can still work.
+ */
+export const KEY_CACHE_TTL_MS = 10_000;
+/** Verified keys one process keeps; past it the oldest is dropped (read again when used). */
+export const KEY_CACHE_MAX_ENTRIES = 10_000;
+/** How long start-up waits for the key change listener, so the cache is on from the start. */
+export const KEY_CHANGES_CONNECT_WAIT_MS = 2_000;
+/** First retry of a lost key change listener, doubling up to the maximum. */
+export const KEY_CHANGES_RECONNECT_MS = 1_000;
+export const KEY_CHANGES_RECONNECT_MAX_MS = 30_000;
 /**
  * How long a process trusts the per-account rate limits it read: they change rarely and are
  * read on every request, and a changed limit takes effect within this.
@@ -185,3 +221,44 @@ export const WEBHOOK_RESULT_BATCH = 100;
 export const WEBHOOK_RESULT_DELAY_MS = 50;
 /** Finished deliveries (and their log) are kept this long. */
 export const WEBHOOK_RETENTION_DAYS = 30;
+
+// --- Data in bulk: imports, exports, stored files ---------------------------------------------
+
+/**
+ * Bytes per row of a stored file (uploads, exports). Large enough that a 100 MB upload is
+ * 200 inserts, small enough that reading one (pg returns bytea as hex text, twice its size)
+ * costs a worker little memory.
+ */
+export const FILE_CHUNK_BYTES = 48 * 1024;
+/** The largest CSV an import takes. */
+export const IMPORT_MAX_BYTES = 100 * 1024 * 1024;
+/**
+ * Rows per import transaction: the unit of the checkpoint. Large enough that the per-batch
+ * round trips (identity locks, tombstones, existing rows, writes, checkpoint) are a small
+ * share of the work, small enough that a batch's rows, their locks and a rolled-back batch
+ * after a crash stay cheap. 1,000 rather than 500: the same worker peak (172 MiB over 100,000
+ * rows), half the transactions.
+ */
+export const IMPORT_BATCH = 1000;
+/** Import jobs one worker process runs at once: each holds a file stream and a batch. */
+export const IMPORT_CONCURRENCY = 1;
+/** Columns an import's header may have, and bytes one CSV record may take. */
+export const IMPORT_MAX_COLUMNS = 200;
+export const IMPORT_MAX_RECORD_BYTES = 64 * 1024;
+/** Rows of errors GET /v1/imports/{id} shows; all of them are in the errors download. */
+export const IMPORT_ERRORS_SHOWN = 1000;
+/** Attempts of an import or export job (1 s apart, doubling): they fail only if PostgreSQL does. */
+export const BULK_JOB_ATTEMPTS = 10;
+export const BULK_JOB_BACKOFF_MS = 1000;
+/** Subscribers read per export query (keyset on id). */
+export const EXPORT_BATCH = 1000;
+/** How long an export's file can be downloaded. */
+export const EXPORT_TTL_MS = 24 * 60 * 60_000;
+/** An upload that has not completed after this long was abandoned; the sweep deletes it. */
+export const ABANDONED_UPLOAD_MS = 60 * 60_000;
+/** How often each worker process sweeps abandoned uploads, expired exports and stalled jobs. */
+export const BULK_SWEEP_EVERY_MS = 15_000;
+/** A queued or running import or export that has not advanced for this long gets its job again. */
+export const BULK_IDLE_SECONDS = 60;
+/** Export jobs one worker process runs at once. */
+export const EXPORT_CONCURRENCY = 1;

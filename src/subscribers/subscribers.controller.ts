@@ -1,5 +1,5 @@
 import { ApiEndpoint } from '../platform/openapi/api-endpoint.decorator';
-import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ApiPageQuery } from '../platform/pagination/api-page-query.decorator';
 import { Caller, Principal } from '../auth/principal';
@@ -8,6 +8,7 @@ import { ListQuery } from '../platform/pagination/page-request';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
 import { SubscriberPage, SubscriberResponse } from './subscriber.presenter';
 import { SubscribersService } from './subscribers.service';
+import { BatchResponse, BatchSubscribersDto } from './subscriber-batch.dto';
 
 /** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */
 @ApiTags('subscribers')
@@ -35,6 +36,23 @@ export class SubscribersController {
     if (via === 'api') return this.subscribers.list(caller, query);
     const text = typeof query.q === 'string' ? query.q.slice(0, 254) : '';
     return this.subscribers.search(caller, query, text);
+  }
+
+  @Post('batch')
+  @HttpCode(200)
+  @ApiEndpoint({
+    id: 'batchUpsertSubscribers',
+    summary: 'Create or update many subscribers',
+    description:
+      'Up to 1,000 subscribers, upserted by email in one transaction: a new email is ' +
+      'created, an existing one updated with PATCH semantics. Every item is validated on ' +
+      'its own and gets one result, in order; an invalid item or an erased email (`erased`) ' +
+      'fails only that item.',
+    success: { status: 200, type: BatchResponse },
+    errors: [422],
+  })
+  batch(@Caller() caller: Principal, @Body() body: BatchSubscribersDto) {
+    return this.subscribers.batch(caller, body.subscribers);
   }
 
   @Get(':id')

@@ -4,6 +4,7 @@ import { StatsCoreModule } from '../stats/stats-core.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { SubscriberCounts } from './subscriber-counts';
 import { SubscriberEventSubjects } from './subscriber-event-subjects';
+import { SubscriberBulkWriter } from './subscriber-bulk-writer';
 import { SubscriberErasure } from './subscriber-erasure';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SubscriberStatisticsRepository } from './subscriber-statistics.repository';
@@ -25,8 +26,9 @@ import { SubscribersService } from './subscribers.service';
     SubscriberErasure,
     SubscriberCounts,
     SubscriberEventSubjects,
+    SubscriberBulkWriter,
   ],
   // Other modules read and count through these services, never the repositories.
-  exports: [SubscribersService, SubscriberStatistics, SubscriberCounts],
+  exports: [SubscribersService, SubscriberStatistics, SubscriberCounts, SubscriberBulkWriter],
 })
 export class SubscribersModule {}

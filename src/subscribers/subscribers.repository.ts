@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, Subscriber } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
-import type { Db } from '../platform/database/db';
+import type { Db, PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { PageRequest } from '../platform/pagination/page-request';
@@ -136,10 +136,100 @@ export class SubscribersRepository {
     return rows[0]?.reactivated ?? false;
   }
 
+  // ---- bulk writes: on the caller's PgPool transaction -------------------------------------
+
+  /** The subscribers with these normalised emails, locked until the transaction ends. */
+  async lockByEmails(
+    client: PgClient,
+    accountId: AccountId,
+    emailsNormalized: string[],
+  ): Promise<ProfileRow[]> {
+    if (emailsNormalized.length === 0) return [];
+    const { rows } = await client.query<ProfileRow>(sql.LOCK_BY_EMAILS, [
+      accountId,
+      emailsNormalized,
+    ]);
+    return rows;
+  }
+
+  async insertMany(client: PgClient, accountId: AccountId, rows: ProfileRow[]): Promise<void> {
+    if (rows.length > 0) await client.query(sql.INSERT_MANY, [accountId, profileJson(rows)]);
+  }
+
+  /** Sets every profile column of these subscribers to the rows' values. */
+  async updateProfiles(client: PgClient, accountId: AccountId, rows: ProfileRow[]): Promise<void> {
+    if (rows.length > 0) await client.query(sql.UPDATE_PROFILES, [accountId, profileJson(rows)]);
+  }
+
+  /** One page of an export, oldest first, within a segment's filter (SQL over `s`). */
+  async exportPage(
+    accountId: AccountId,
+    filter: Prisma.Sql,
+    afterId: string | null,
+    limit: number,
+  ): Promise<Subscriber[]> {
+    const rows = await this.prisma.$queryRaw<Record<string, unknown>[]>(
+      sql.exportPage(filter, accountId, afterId, limit),
+    );
+    return rows.map(toSubscriber);
+  }
+
+  /** The custom field keys of the subscribers within a filter, sorted, at most `limit`. */
+  async customKeys(accountId: AccountId, filter: Prisma.Sql, limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<{ key: string }[]>(
+      sql.customKeys(filter, accountId, limit),
+    );
+    return rows.map((row) => row.key);
+  }
+
   /** Erasure removes the row itself, last, inside the erasing transaction. */
   async delete(accountId: AccountId, id: string, tx: Db): Promise<void> {
     await tx.subscriber.deleteMany({ where: { accountId, id } });
   }
+}
+
+/**
+ * What a bulk write reads and writes of a subscriber: the id and the profile columns, under
+ * Prisma's field names (the statistics are never touched by a profile write).
+ */
+export type ProfileRow = Pick<
+  Subscriber,
+  | 'id'
+  | 'email'
+  | 'emailNormalized'
+  | 'firstName'
+  | 'lastName'
+  | 'phone'
+  | 'address1'
+  | 'address2'
+  | 'city'
+  | 'state'
+  | 'zip'
+  | 'countryCode'
+  | 'birthdate'
+  | 'gender'
+  | 'incomeLevel'
+  | 'membershipStatus'
+  | 'status'
+  | 'timezone'
+  | 'interests'
+  | 'tags'
+  | 'customFields'
+  | 'socialMedia'
+  | 'importedStats'
+>;
+
+/** Rows as the JSON array jsonb_to_recordset reads: snake_case columns. */
+function profileJson(rows: ProfileRow[]): string {
+  return JSON.stringify(
+    rows.map((row) => {
+      const out: Record<string, unknown> = { id: row.id };
+      for (const column of sql.PROFILE_COLUMNS) {
+        out[column] = (row as unknown as Record<string, unknown>)[fieldName(column)] ?? null;
+      }
+      return out;
+    }),
+  );
 }
 
 const FIELD_NAMES = new Map<string, string>();

@@ -24,6 +24,10 @@ import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.se
 import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
 import { subscriberEvent } from './subscriber-events';
+import { PgPool } from '../platform/database/pg-pool';
+import { checkAgainstDto, MAX_DETAILS } from '../platform/errors/validation.pipe';
+import { BatchResponse, BatchResultDto } from './subscriber-batch.dto';
+import { BulkItem, BulkOutcome, SubscriberBulkWriter } from './subscriber-bulk-writer';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
 
@@ -47,6 +51,8 @@ export class SubscribersService {
     private readonly paginator: Paginator,
     private readonly searches: SubscriberSearchRepository,
     private readonly events: WebhookPublisher,
+    private readonly bulk: SubscriberBulkWriter,
+    private readonly pool: PgPool,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
@@ -144,6 +150,41 @@ export class SubscribersService {
     return presentSubscriber(updated);
   }
 
+  /**
+   * Creates or updates (by email, PATCH semantics) up to 1,000 subscribers in one
+   * transaction. Each item is validated with the rules of a single create; an invalid item,
+   * an erased email or a refused reactivation fails that item alone.
+   */
+  async batch(caller: Principal, items: unknown[]): Promise<BatchResponse> {
+    const results: BatchResultDto[] = new Array<BatchResultDto>(items.length);
+    const valid: BulkItem[] = [];
+    for (const [index, item] of items.entries()) {
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+        results[index] = failedItem(index, null, [NOT_AN_OBJECT]);
+        continue;
+      }
+      const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
+        CreateSubscriberDto,
+        item as Record<string, unknown>,
+      );
+      if (details.length > 0)
+        results[index] = failedItem(index, null, details.slice(0, MAX_DETAILS));
+      else valid.push({ position: index, body: instance });
+    }
+    if (valid.length > 0) {
+      const outcomes = await this.pool.transaction((client) =>
+        this.bulk.write(client, valid, {
+          mode: 'upsert',
+          mergeCustomFields: false,
+          actor: caller,
+          endpoint: 'POST /v1/subscribers/batch',
+        }),
+      );
+      for (const outcome of outcomes) results[outcome.position] = batchResult(outcome);
+    }
+    return { results };
+  }
+
   /** Erases the identity of this subscriber, found by id (the dashboard's Erase button). */
   async erase(caller: Principal, id: string): Promise<ErasureReceipt> {
     const subscriber = await this.get(caller, id);
@@ -180,6 +221,21 @@ export class SubscribersService {
     return this.subscribers.idsByEmail(accountIds, normalizeEmail(email));
   }
 
+  /** One page of an export: subscribers after `afterId` within a filter (SQL over `s`), oldest first. */
+  exportPage(
+    accountId: AccountId,
+    filter: Prisma.Sql,
+    afterId: string | null,
+    limit: number,
+  ): Promise<Subscriber[]> {
+    return this.subscribers.exportPage(accountId, filter, afterId, limit);
+  }
+
+  /** The custom field keys in use within a filter, sorted (an export's extra columns). */
+  customKeys(accountId: AccountId, filter: Prisma.Sql, limit: number): Promise<string[]> {
+    return this.subscribers.customKeys(accountId, filter, limit);
+  }
+
   /** The subscriber an address belongs to, inside the caller's transaction. */
   findByEmail(accountId: AccountId, email: string, tx: Db): Promise<Subscriber | null> {
     return this.subscribers.findByEmail(accountId, normalizeEmail(email), tx);
@@ -208,5 +264,39 @@ export class SubscribersService {
     tx: Db,
   ): Promise<FeedbackEffect | undefined> {
     return this.statistics.applyFeedback(accountId, id, kind, tx);
+  }
+}
+
+const NOT_AN_OBJECT = {
+  field: 'body',
+  code: 'invalid_type',
+  message: 'Each item must be a subscriber object.',
+};
+const ERASED = {
+  field: 'email',
+  code: 'erased',
+  message: 'This email address belongs to an erased identity and cannot be written to.',
+};
+
+function failedItem(
+  index: number,
+  id: string | null,
+  errors: BatchResultDto['errors'],
+): BatchResultDto {
+  return { index, status: 'failed', id, errors };
+}
+
+function batchResult(outcome: BulkOutcome): BatchResultDto {
+  const { position: index, id = null } = outcome;
+  switch (outcome.status) {
+    case 'created':
+      return { index, status: 'created', id, errors: null };
+    case 'updated':
+    case 'unchanged':
+      return { index, status: 'updated', id, errors: null };
+    case 'erased':
+      return failedItem(index, null, [ERASED]);
+    case 'failed':
+      return failedItem(index, id, outcome.errors ?? []);
   }
 }

@@ -187,3 +187,78 @@ export const applyFeedback = (accountId: AccountId, id: string, kind: FeedbackKi
          updated_at = now()
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
   RETURNING soft_bounce_streak AS streak, email_normalized`;
+
+// ---- bulk writes (batch upsert, CSV import): pg text on a PgPool transaction ----------------
+
+/** The profile columns a bulk write sets, with their types for jsonb_to_recordset. */
+const PROFILE = [
+  ['email', 'text'],
+  ['email_normalized', 'text'],
+  ['first_name', 'text'],
+  ['last_name', 'text'],
+  ['phone', 'text'],
+  ['address1', 'text'],
+  ['address2', 'text'],
+  ['city', 'text'],
+  ['state', 'text'],
+  ['zip', 'text'],
+  ['country_code', 'text'],
+  ['birthdate', 'timestamptz'],
+  ['gender', 'text'],
+  ['income_level', 'text'],
+  ['membership_status', 'text'],
+  ['status', 'text'],
+  ['timezone', 'text'],
+  ['interests', 'text[]'],
+  ['tags', 'text[]'],
+  ['custom_fields', 'jsonb'],
+  ['social_media', 'jsonb'],
+  ['imported_stats', 'jsonb'],
+] as const;
+
+export const PROFILE_COLUMNS: readonly string[] = PROFILE.map(([column]) => column);
+const camel = (column: string) => column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const RECORD_TYPE = `r(id uuid, ${PROFILE.map(([column, type]) => `${column} ${type}`).join(', ')})`;
+
+/**
+ * The subscribers with these normalised emails, locked for the rest of the transaction (in id
+ * order, like every other multi-row lock on the table), with their profile columns under
+ * Prisma's field names. $1 account, $2 normalised emails.
+ */
+export const LOCK_BY_EMAILS = `SELECT id, ${PROFILE_COLUMNS.map((c) => `${c} AS "${camel(c)}"`).join(', ')}
+  FROM subscribers WHERE account_id = $1 AND email_normalized = ANY($2::text[])
+  ORDER BY id FOR UPDATE`;
+
+/** New subscribers from a JSON array of rows (snake_case profile columns and id). $1 account, $2 rows. */
+export const INSERT_MANY = `INSERT INTO subscribers (id, account_id, ${PROFILE_COLUMNS.join(', ')})
+  SELECT r.id, $1, ${PROFILE_COLUMNS.map((c) => `r.${c}`).join(', ')}
+    FROM jsonb_to_recordset($2::jsonb) AS ${RECORD_TYPE}`;
+
+/** Every profile column of these subscribers, from a JSON array of whole rows. $1 account, $2 rows. */
+export const UPDATE_PROFILES = `UPDATE subscribers s
+   SET ${PROFILE_COLUMNS.map((c) => `${c} = r.${c}`).join(', ')}, updated_at = now()
+  FROM jsonb_to_recordset($2::jsonb) AS ${RECORD_TYPE}
+ WHERE s.account_id = $1 AND s.id = r.id`;
+
+/**
+ * One keyset page of an export, oldest first, optionally narrowed by a segment's filter (SQL
+ * over `s`, built by the segments module). $1 account, $2 last id of the previous page or null,
+ * $3 limit.
+ */
+export const exportPage = (
+  filter: Prisma.Sql,
+  accountId: AccountId,
+  afterId: string | null,
+  limit: number,
+) =>
+  Prisma.sql`SELECT s.* FROM subscribers s
+   WHERE s.account_id = ${accountId}::uuid AND (${afterId}::uuid IS NULL OR s.id > ${afterId}::uuid)
+     AND (${filter})
+   ORDER BY s.id LIMIT ${limit}`;
+
+/** The custom field keys used by the subscribers an export covers, sorted. */
+export const customKeys = (filter: Prisma.Sql, accountId: AccountId, limit: number) =>
+  Prisma.sql`SELECT DISTINCT k.key COLLATE "C" AS key
+    FROM subscribers s, jsonb_object_keys(s.custom_fields) AS k(key)
+   WHERE s.account_id = ${accountId}::uuid AND (${filter})
+   ORDER BY 1 LIMIT ${limit}`;

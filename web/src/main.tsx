@@ -14,6 +14,7 @@ import { PeoplePage } from './pages/PeoplePage';
 import { SegmentEditorPage, SegmentsPage } from './pages/SegmentsPages';
 import { SettingsPage } from './pages/SettingsPage';
 import { SubscriberDetailPage } from './pages/SubscriberDetailPage';
+import { ImportPage } from './pages/ImportPage';
 import { SubscribersPage } from './pages/SubscribersPage';
 import { SuppressionsPage } from './pages/SuppressionsPage';
 import { TemplateEditorPage, TemplatesPage } from './pages/TemplatesPages';
@@ -58,6 +59,7 @@ function App() {
         <Route path="/segments" element={<SegmentsPage />} />
         <Route path="/segments/:id" element={<SegmentEditorPage />} />
         <Route path="/subscribers" element={<SubscribersPage />} />
+        <Route path="/subscribers/import" element={<ImportPage />} />
         <Route path="/subscribers/:id" element={<SubscriberDetailPage />} />
         <Route path="/suppressions" element={<SuppressionsPage />} />
         <Route path="/domains" element={<DomainsPage />} />

@@ -50,6 +50,11 @@ export interface HeraldConfig {
    * dashboard people (password reset links, invitations), as opposed to accounts' mail.
    */
   mailFrom: string;
+  /**
+   * SEND_RATE_PER_MINUTE (unset: no limit): campaign messages per minute for each account,
+   * shared by all its campaigns and all worker processes, as a steady pace.
+   */
+  sendRatePerMinute: number | undefined;
 }
 
 export const SIGNUP_MODES = ['first', 'open', 'closed'] as const;
@@ -138,6 +143,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     webhookAllowPrivate: parseFlag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),
     mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
+    sendRatePerMinute: parseOptionalInteger(env, 'SEND_RATE_PER_MINUTE', 1, 1_000_000),
   };
 }
 
@@ -228,6 +234,17 @@ function parseInteger(
     throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function parseOptionalInteger(
+  env: Env,
+  variable: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const raw = env[variable];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return parseInteger(env, variable, min, min, max);
 }
 
 function parseDkim(env: Env): DkimConfig | undefined {

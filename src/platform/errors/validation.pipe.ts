@@ -23,36 +23,56 @@ export const MAX_DETAILS = 100;
 export class RequestValidationPipe implements PipeTransform {
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'body') return value;
-    const invalidText = findInvalidText(value, childPath, MAX_DETAILS).map(
-      ({ path, inKey }): ErrorDetail => ({
-        field: path || 'body',
-        code: 'invalid_characters',
-        message: `${path || 'The body'} ${inKey ? 'has a key that contains' : 'contains'} a NUL character or an unpaired surrogate.`,
-      }),
-    );
     const dto = metadata.metatype;
     if (!dto || isBuiltIn(dto)) {
+      const invalidText = invalidTextDetails(value);
       if (invalidText.length > 0) throw new ValidationFailedError(invalidText);
       return value;
     }
     if (!isPlainObject(value)) {
       throw new InvalidRequestError('The request body must be a JSON object.');
     }
-    const shaped: Shaped = { attachments: [], details: [] };
-    const working = shape(describeDto(dto as DtoClass), value, '', [], shaped);
-    const instance = plainToInstance(dto, working) as object;
-    for (const { at, value: field } of shaped.attachments) attach(instance, at, field);
-    const errors = await validate(instance, {
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
-    });
-    const details = merge([invalidText, shaped.details, flatten(errors)]);
+    const { instance, details } = await checkAgainstDto(dto as DtoClass, value);
     const missing = details.find((detail) => detail.code === 'missing' && isTopLevel(detail.field));
     if (missing) throw new InvalidRequestError(`Missing required field: ${missing.field}.`);
     if (details.length > 0) throw new ValidationFailedError(details.slice(0, MAX_DETAILS));
     return instance;
   }
+}
+
+/**
+ * The rules of a body DTO applied to one object, as the pipe applies them to a body: what is
+ * wrong, one detail per field (a required field that is absent has code `missing`), and the
+ * validated instance. Bulk writes (a batch item, a CSV row) run each item through this, so an
+ * item is accepted exactly when the same object would be as a body of its own.
+ */
+export async function checkAgainstDto<T extends object>(
+  dto: DtoClass,
+  value: Record<string, unknown>,
+): Promise<{ instance: T; details: ErrorDetail[] }> {
+  const invalidText = invalidTextDetails(value);
+  const shaped: Shaped = { attachments: [], details: [] };
+  const working = shape(describeDto(dto), value, '', [], shaped);
+  const instance = plainToInstance(dto as new () => T, working);
+  for (const { at, value: field } of shaped.attachments) attach(instance, at, field);
+  const errors = await validate(instance, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+  });
+  // A field refused while shaping (an over-long list) was kept from the validators, which
+  // would otherwise report a required one as missing.
+  const shapedFields = new Set(shaped.details.map((detail) => detail.field));
+  const validated = flatten(errors).filter((detail) => !shapedFields.has(detail.field));
+  return { instance, details: merge([invalidText, shaped.details, validated]) };
+}
+
+function invalidTextDetails(value: unknown): ErrorDetail[] {
+  return findInvalidText(value, childPath, MAX_DETAILS).map(({ path, inKey }): ErrorDetail => ({
+    field: path || 'body',
+    code: 'invalid_characters',
+    message: `${path || 'The body'} ${inKey ? 'has a key that contains' : 'contains'} a NUL character or an unpaired surrogate.`,
+  }));
 }
 
 interface Shaped {
@@ -94,6 +114,8 @@ function shape(
         code: 'too_long',
         message: `${path} must contain at most ${maxItems} items.`,
       });
+      // Present all the same: a required list that is too long is a 422, not a missing field.
+      shaped.attachments.push({ at: [...at, key], value: [] });
       continue;
     }
     const nested = dto.nested.get(key);

@@ -34,6 +34,8 @@ export interface SuccessDoc {
   status: 200 | 201 | 202 | 204;
   type?: Type | [Type];
   description?: string;
+  /** A body that is not JSON (a CSV download): its media type, described as text. */
+  mediaType?: 'text/csv';
 }
 
 const ERROR_MEANINGS: Record<ErrorStatus, string> = {
@@ -59,12 +61,18 @@ export function ApiEndpoint(doc: EndpointDoc): MethodDecorator {
   return applyDecorators(
     ApiOperation({ operationId: doc.id, summary: doc.summary, description: doc.description }),
     ...successes.map((success, index) =>
-      ApiResponse({
-        status: success.status,
-        type: success.type,
-        description: success.description ?? successMeaning(success.status),
-        ...(index === 0 && doc.example !== undefined ? { example: doc.example } : {}),
-      }),
+      success.mediaType
+        ? ApiResponse({
+            status: success.status,
+            description: success.description ?? successMeaning(success.status),
+            content: { [success.mediaType]: { schema: { type: 'string' } } },
+          })
+        : ApiResponse({
+            status: success.status,
+            type: success.type,
+            description: success.description ?? successMeaning(success.status),
+            ...(index === 0 && doc.example !== undefined ? { example: doc.example } : {}),
+          }),
     ),
     ...errors.map((status) =>
       ApiResponse({

@@ -15,6 +15,10 @@ export const QUEUES = {
   campaignDelivery: 'campaign-delivery',
   /** Transactional messages. */
   transactional: 'transactional',
+  /** One job per CSV import of subscribers (job id = import id). */
+  subscriberImport: 'subscriber-import',
+  /** One job per CSV export of subscribers (job id = export id). */
+  subscriberExport: 'subscriber-export',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -135,10 +135,17 @@ export class ResponseContract {
     const problems = this.checkHeaders(documented, pointer, response);
     const content = documented.content as Record<string, Json> | undefined;
     if (response.method === 'HEAD') return problems;
+    const textType = Object.keys(content ?? {}).find((type) => type !== 'application/json');
     if (content?.['application/json']) {
       problems.push(
         ...this.checkBody(`${pointer}/content/application~1json/schema`, response, 'body'),
       );
+    } else if (textType) {
+      // A download (CSV): the media type must be the documented one; the body is text.
+      const type = String(response.headers['content-type'] ?? '');
+      if (!type.startsWith(textType)) {
+        problems.push(`Content-Type ${type || '(none)'} where the document describes ${textType}`);
+      }
     } else if (response.body.length > 0) {
       problems.push(`a body of ${response.body.length} bytes where the document describes none`);
     }

@@ -126,8 +126,14 @@ export interface CampaignProgress {
   delivered: number;
   failed: number;
   skipped: number;
+  /** Recipients still pending when the campaign was cancelled: never sent. */
+  cancelled: number;
   percent: number;
+  /** While sending: when it should be done at the pace its send rates allow. */
+  expected_finish_at: string | null;
 }
+
+export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'paused' | 'sent' | 'cancelled';
 
 export interface Campaign {
   id: string;
@@ -138,10 +144,13 @@ export interface Campaign {
   segment_id: string | null;
   html: string | null;
   text: string | null;
-  status: 'draft' | 'sending' | 'sent';
+  status: CampaignStatus;
+  send_at: string | null;
+  rate_per_minute: number | null;
   progress: CampaignProgress;
   started_at: string | null;
   finished_at: string | null;
+  cancelled_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -174,6 +183,7 @@ export interface CampaignStats {
   bounce_rate: number;
   complaint_rate: number;
   unsubscribe_rate: number;
+  cancelled: number;
   conversions: number;
   revenue_cents: number;
   links: { url: string; clicks: number; unique_clicks: number; machine_clicks: number }[];
@@ -256,6 +266,12 @@ export interface Suppression {
   email: string;
   reason: 'manual' | 'hard_bounce' | 'complaint' | 'unsubscribe';
   created_at: string;
+}
+
+export interface TestSendResult {
+  email: string;
+  status: 'sent' | 'failed';
+  error: string | null;
 }
 
 /** GET /stats: one day's (or the window's) counts. */

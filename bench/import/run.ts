@@ -1,0 +1,210 @@
+// `npm run bench:import`: one CSV of N subscribers imported through Herald (API --api-only +
+// a separate worker process, both compiled, the worker as `npm run start:worker` runs it) and,
+// in the same run, the same file `COPY`-ed into a bare table (no indexes, no checks): the
+// practical limit of getting those rows into PostgreSQL. Prints rows/s of both, their ratio
+// (target ≥ 0.3), the worker's CPU per row and its peak RSS (VmHWM; the bound is 200 MiB).
+//
+// Env (optional): BENCH_ROWS (100000), BENCH_NODE_ARGS (none, e.g. `--cpu-prof
+// --cpu-prof-dir=var/prof`), PG_SERVER (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
+//
+// Steps: build → throwaway database → migrate → account + key through the CLI → the CSV →
+// COPY baseline → API and worker → import → COPY again (the better of the two counts) → table
+// → clean up (also on failure and Ctrl-C).
+
+import { readFileSync } from 'node:fs';
+import { BenchHarness, freePort, sleep } from '../support/harness';
+import { withClient } from '../support/stores';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const HEADER = 'email,first_name,last_name,city,country_code,tags,plan,signup_source';
+
+const bench = new BenchHarness({ LOG_LEVEL: 'warn', RATE_LIMIT: '1000000' }, 900_000);
+const env = bench.env;
+
+/** A realistic list: names, a city, two tags, two columns that become custom fields. */
+function makeCsv(rows: number): string {
+  const lines = [HEADER];
+  for (let row = 1; row <= rows; row++) {
+    lines.push(
+      `reader${row}@bench.example,First${row},Last${row % 97},City ${row % 31},GB,"news, offers",` +
+        `${row % 3 === 0 ? 'pro' : 'free'},campaign-${row % 11}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The worker's node flags, as `npm run start:worker` passes them, plus BENCH_NODE_ARGS. */
+function workerArgs(): string[] {
+  const scripts = (
+    JSON.parse(readFileSync('package.json', 'utf8')) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
+  const [, ...args] = scripts['start:worker'].split(' ');
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return [...extra, ...args];
+}
+
+function cpuMs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function peakRssMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+async function main(): Promise<void> {
+  console.log('building…');
+  await bench.build();
+  console.log(`database ${bench.database}: migrating, creating the key…`);
+  await bench.migrate();
+  const account = await bench.cli('accounts', 'create', '--name', 'Bench import');
+  const { key } = await bench.cli(
+    'keys',
+    'create',
+    '--account',
+    account.id,
+    '--name',
+    'bench',
+    '--scopes',
+    'subscribers:read,subscribers:write',
+  );
+  const csv = makeCsv(ROWS);
+  console.log(`${ROWS} rows, ${(csv.length / 1024 / 1024).toFixed(1)} MiB of CSV`);
+
+  const copyBefore = await copyRowsPerSec(csv);
+  console.log(`  COPY into a bare table: ${copyBefore.toFixed(0)} rows/s`);
+
+  const port = await freePort();
+  const server = bench.start(['dist/main.js', '--api-only'], { PORT: String(port) });
+  const base = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 60_000; ; await sleep(200)) {
+    const ok = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`API did not start:\n${server.output.join('')}`);
+  }
+  const worker = bench.start([...workerArgs(), 'dist/worker.js'], { LOG_LEVEL: 'info' });
+  for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
+    if (worker.output.join('').includes('ImportWorkersModule dependencies initialized')) break;
+    if (worker.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`worker did not start:\n${worker.output.join('')}`);
+    }
+  }
+  await sleep(1500);
+  const idleRss = peakRssMiB(worker.child.pid);
+
+  const cpuBefore = cpuMs(worker.child.pid);
+  const started = Date.now();
+  const form = new FormData();
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'bench.csv');
+  const accepted = await fetch(`${base}/v1/imports`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  const { id } = (await accepted.json()) as { id: string };
+  if (accepted.status !== 202) throw new Error(`POST /v1/imports: ${accepted.status}`);
+  const uploadedMs = Date.now() - started;
+  let progress: Record<string, unknown>;
+  for (const deadline = Date.now() + 900_000; ; await sleep(100)) {
+    const response = await fetch(`${base}/v1/imports/${id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    progress = (await response.json()) as Record<string, unknown>;
+    if (progress.status === 'done' || progress.status === 'failed') break;
+    if (Date.now() > deadline) throw new Error(`never done: ${JSON.stringify(progress)}`);
+  }
+  const elapsedMs = Date.now() - started;
+  if (progress.status !== 'done' || progress.created !== ROWS) {
+    throw new Error(`import: ${JSON.stringify({ ...progress, errors: undefined })}`);
+  }
+  const workerCpu = cpuMs(worker.child.pid) - cpuBefore;
+  const peak = peakRssMiB(worker.child.pid);
+  await bench.stop(worker.child);
+
+  const copyAfter = await copyRowsPerSec(csv);
+  console.log(`  COPY into a bare table: ${copyAfter.toFixed(0)} rows/s`);
+  const copy = Math.max(copyBefore, copyAfter);
+  const herald = ROWS / (elapsedMs / 1000);
+  console.log(
+    `\n       N   COPY/s  herald/s  ratio  upload(ms)  worker CPU ms/row  idle RSS  peak RSS(MiB)`,
+  );
+  console.log(
+    [
+      String(ROWS).padStart(8),
+      copy.toFixed(0).padStart(8),
+      herald.toFixed(0).padStart(9),
+      (herald / copy).toFixed(2).padStart(6),
+      String(uploadedMs).padStart(11),
+      (workerCpu / ROWS).toFixed(3).padStart(18),
+      idleRss.toFixed(0).padStart(9),
+      peak.toFixed(0).padStart(14),
+    ].join(' '),
+  );
+  console.log(
+    'targets: ratio ≥ 0.30 (POST to done, against COPY of the same file), peak RSS < 200 MiB',
+  );
+}
+
+/** COPY FROM STDIN of the whole CSV on one connection, timed: rows/s. */
+async function copyRowsPerSec(csv: string): Promise<number> {
+  return withClient(env.DATABASE_URL, async (db) => {
+    await db.query('DROP TABLE IF EXISTS bench_copy');
+    await db.query(
+      `CREATE TABLE bench_copy (email text, first_name text, last_name text, city text,
+         country_code text, tags text, plan text, signup_source text)`,
+    );
+    const started = Date.now();
+    await copyFromStdin(db, 'COPY bench_copy FROM STDIN WITH (FORMAT csv, HEADER true)', csv);
+    return ROWS / ((Date.now() - started) / 1000);
+  });
+}
+
+/**
+ * COPY … FROM STDIN through node-postgres without pg-copy-streams: a submittable that answers
+ * the server's CopyInResponse with the data and CopyDone on the connection it is given.
+ */
+function copyFromStdin(
+  db: Parameters<Parameters<typeof withClient>[1]>[0],
+  text: string,
+  data: string,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const submittable = {
+      text,
+      callback: undefined,
+      submit(connection: {
+        query(text: string): void;
+        sendCopyFromChunk(chunk: Buffer): void;
+        endCopyFrom(): void;
+      }) {
+        connection.query(text);
+      },
+      handleCopyInResponse(connection: {
+        sendCopyFromChunk(c: Buffer): void;
+        endCopyFrom(): void;
+      }) {
+        const bytes = Buffer.from(data);
+        for (let at = 0; at < bytes.length; at += 64 * 1024) {
+          connection.sendCopyFromChunk(bytes.subarray(at, at + 64 * 1024));
+        }
+        connection.endCopyFrom();
+      },
+      handleCommandComplete() {},
+      handleReadyForQuery() {
+        resolve();
+      },
+      handleError(error: Error) {
+        reject(error);
+      },
+    };
+    void db.query(submittable as never);
+  });
+}
+
+bench.main(main);

@@ -1,0 +1,170 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { AuditActor } from '../audit/audit-log';
+import type { AccountId } from '../platform/database/account-id';
+import { PgPool } from '../platform/database/pg-pool';
+import type { ErrorDetail } from '../platform/errors/api-errors';
+import { checkAgainstDto } from '../platform/errors/validation.pipe';
+import { IMPORT_BATCH } from '../platform/settings';
+import { FileStore } from '../platform/storage/file-store';
+import { SubscriberBulkWriter, BulkItem } from '../subscribers/subscriber-bulk-writer';
+import { recordToBody } from '../subscribers/subscriber-csv';
+import { CreateSubscriberDto } from '../subscribers/subscriber.dto';
+import { CsvItem, csvRows } from './csv-records';
+import { BatchCounts, ImportRowError, ImportRun, ImportsRepository } from './imports.repository';
+
+/** At most this many errors are kept per row: a row wrong everywhere says enough in ten. */
+const ERRORS_PER_ROW = 10;
+
+/** Another runner has moved this import on (a job BullMQ wrongly thought stalled). */
+class ImportTakenOver extends Error {}
+
+/**
+ * Runs one import: counts the file's rows once, then reads it as a stream, validates each
+ * row with the API's subscriber rules and writes it in batches of IMPORT_BATCH rows. Each
+ * batch is one transaction: the subscribers, the row errors, the counters and the checkpoint
+ * (rows_processed) commit together, so a runner that dies resumes after the last committed
+ * batch, skipping the rows before it, and never writes a row twice. The file is read no
+ * faster than batches are written, and one batch at a time is in memory.
+ */
+@Injectable()
+export class ImportRunner {
+  private readonly logger = new Logger(ImportRunner.name);
+
+  constructor(
+    private readonly imports: ImportsRepository,
+    private readonly files: FileStore,
+    private readonly pool: PgPool,
+    private readonly writer: SubscriberBulkWriter,
+  ) {}
+
+  async run(accountId: AccountId, importId: string): Promise<void> {
+    const job = await this.imports.start(accountId, importId);
+    if (!job) return; // done, failed, or gone
+    if (!job.fileId) {
+      await this.pool.transaction((client) =>
+        this.imports.fail(client, accountId, importId, 'The uploaded file is no longer stored.'),
+      );
+      return;
+    }
+    if (job.rowsTotal === null) {
+      await this.imports.setTotal(accountId, importId, await this.countRows(accountId, job));
+    }
+    try {
+      await this.importRows(accountId, job);
+    } catch (error) {
+      if (error instanceof ImportTakenOver) {
+        this.logger.warn(`import ${importId}: another worker is running it; leaving it to them`);
+        return;
+      }
+      throw error;
+    }
+    await this.pool.transaction(async (client) => {
+      await this.imports.finish(client, accountId, importId);
+      await this.files.delete(accountId, job.fileId!, client);
+    });
+    this.logger.log(`import ${importId} done`);
+  }
+
+  /** The last attempt failed: the import is failed and its file deleted. */
+  async giveUp(accountId: AccountId, importId: string, reason: string): Promise<void> {
+    const row = await this.imports.findById(accountId, importId);
+    await this.pool.transaction(async (client) => {
+      await this.imports.fail(client, accountId, importId, reason);
+      if (row?.fileId) await this.files.delete(accountId, row.fileId, client);
+    });
+  }
+
+  private async countRows(accountId: AccountId, job: ImportRun): Promise<number> {
+    let rows = 0;
+    for await (const item of csvRows(
+      this.files.read(accountId, job.fileId!),
+      job.columns.delimiter,
+    )) {
+      rows = item.row;
+    }
+    return rows;
+  }
+
+  private async importRows(accountId: AccountId, job: ImportRun): Promise<void> {
+    let batch: CsvItem[] = [];
+    for await (const item of csvRows(
+      this.files.read(accountId, job.fileId!),
+      job.columns.delimiter,
+    )) {
+      if (item.row <= job.rowsProcessed) continue; // committed before a crash
+      batch.push(item);
+      if (batch.length >= IMPORT_BATCH) {
+        await this.writeBatch(accountId, job, batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await this.writeBatch(accountId, job, batch);
+  }
+
+  private async writeBatch(accountId: AccountId, job: ImportRun, batch: CsvItem[]): Promise<void> {
+    const errors: ImportRowError[] = [];
+    const counts: BatchCounts = {
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      skippedErased: 0,
+      failed: 0,
+    };
+    const refuse = (row: number, details: ErrorDetail[]) => {
+      counts.failed++;
+      for (const { field, message } of details.slice(0, ERRORS_PER_ROW)) {
+        errors.push({ row, field, message });
+      }
+    };
+    const items: BulkItem[] = [];
+    const width = job.columns.columns.length;
+    for (const item of batch) {
+      if ('problem' in item) {
+        refuse(item.row, [{ field: 'row', code: 'invalid_csv', message: item.problem }]);
+      } else if (item.cells.length > width) {
+        refuse(item.row, [
+          {
+            field: 'row',
+            code: 'invalid_csv',
+            message: `This row has ${item.cells.length} cells; the header has ${width}.`,
+          },
+        ]);
+      } else {
+        const body = recordToBody(item.cells, job.columns.columns);
+        const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
+          CreateSubscriberDto,
+          body,
+        );
+        if (details.length > 0) refuse(item.row, details);
+        else items.push({ position: item.row, body: instance });
+      }
+    }
+    const last = batch[batch.length - 1].row;
+    const first = batch[0].row;
+    const actor: AuditActor = {
+      accountId,
+      apiKeyId: job.apiKeyId ?? undefined,
+      userId: job.userId ?? undefined,
+    };
+    await this.pool.transaction(async (client) => {
+      const checkpoint = await this.imports.lockCheckpoint(client, accountId, job.id);
+      if (checkpoint?.status !== 'running' || checkpoint.rowsProcessed !== first - 1) {
+        throw new ImportTakenOver();
+      }
+      const outcomes = await this.writer.write(client, items, {
+        mode: job.mode,
+        mergeCustomFields: true,
+        actor,
+        endpoint: 'POST /v1/imports',
+      });
+      for (const outcome of outcomes) {
+        if (outcome.status === 'created') counts.created++;
+        else if (outcome.status === 'updated') counts.updated++;
+        else if (outcome.status === 'unchanged') counts.unchanged++;
+        else if (outcome.status === 'erased') counts.skippedErased++;
+        else refuse(outcome.position, outcome.errors ?? []);
+      }
+      await this.imports.advance(client, accountId, job.id, last, counts, errors);
+    });
+  }
+}

@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import type { AuditActor } from '../audit/audit-log';
+import { Prisma } from '../generated/prisma/client';
+import { ErasureGuard } from '../erasure/erasure-guard';
+import { newId } from '../platform/crypto/ids';
+import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import type { PgClient } from '../platform/database/db';
+import type { ErrorDetail } from '../platform/errors/api-errors';
+import { SuppressionList } from '../suppression/suppression-list';
+import { toColumns } from './subscriber-columns';
+import type { CreateSubscriberDto } from './subscriber.dto';
+import { ProfileRow, SubscribersRepository } from './subscribers.repository';
+
+/** One validated item of a bulk write, at its place in the request or file. */
+export interface BulkItem {
+  /** Where the item came from (a batch index, a CSV row number): echoed in its outcome. */
+  position: number;
+  body: CreateSubscriberDto;
+}
+
+export type BulkStatus = 'created' | 'updated' | 'unchanged' | 'erased' | 'failed';
+
+export interface BulkOutcome {
+  position: number;
+  status: BulkStatus;
+  id?: string;
+  errors?: ErrorDetail[];
+}
+
+export interface BulkOptions {
+  /** `create` leaves subscribers that already exist alone. */
+  mode: 'upsert' | 'create';
+  /**
+   * Adds the item's custom fields to those a subscriber has (a CSV column names one key),
+   * rather than replacing them as a PATCH does.
+   */
+  mergeCustomFields: boolean;
+  /** Who writes, for the audit of refused erased identities, and through which endpoint. */
+  actor: AuditActor;
+  endpoint: string;
+}
+
+interface State {
+  row: ProfileRow;
+  /** Not yet in the table: inserted at the end. */
+  isNew: boolean;
+  /** Exists and changed: updated at the end. */
+  dirty: boolean;
+}
+
+/**
+ * Writes many subscribers in one transaction with a handful of statements whatever their
+ * number: locks every identity at once and refuses the erased ones (audited by hash), reads
+ * and locks the existing rows, decides each item in order in memory (so the same email twice
+ * in a batch behaves as two writes one after the other), then inserts the new rows and
+ * updates the changed ones in one statement each. Items are validated beforehand with the
+ * API's own DTO rules; the one rule that needs the database, no reactivation of a suppressed
+ * address by setting `status: subscribed`, is checked here as a PATCH checks it.
+ */
+@Injectable()
+export class SubscriberBulkWriter {
+  constructor(
+    private readonly subscribers: SubscribersRepository,
+    private readonly erasureGuard: ErasureGuard,
+    private readonly suppressions: SuppressionList,
+  ) {}
+
+  async write(client: PgClient, items: BulkItem[], options: BulkOptions): Promise<BulkOutcome[]> {
+    const { accountId } = options.actor;
+    const emails = items.map((item) => normalizeEmail(item.body.email));
+    const hashes = new Map<string, string>();
+    for (const email of emails) {
+      if (!hashes.has(email)) hashes.set(email, this.erasureGuard.emailHash(accountId, email));
+    }
+    const erased = await this.erasureGuard.lockMany(accountId, [...hashes.values()], client);
+    const live = [...hashes.keys()].filter((email) => !erased.has(hashes.get(email)!));
+    const states = new Map<string, State>();
+    for (const row of await this.subscribers.lockByEmails(client, accountId, live)) {
+      states.set(row.emailNormalized, { row, isNew: false, dirty: false });
+    }
+    const suppressed = await this.suppressedAmong(items, emails, states, options);
+
+    const outcomes: BulkOutcome[] = [];
+    const refused = new Set<string>();
+    items.forEach((item, index) => {
+      const email = emails[index];
+      const hash = hashes.get(email)!;
+      if (erased.has(hash)) {
+        refused.add(hash);
+        outcomes.push({ position: item.position, status: 'erased' });
+        return;
+      }
+      outcomes.push(this.apply(item, email, states, suppressed, options));
+    });
+
+    const all = [...states.values()];
+    await this.subscribers.insertMany(
+      client,
+      accountId,
+      all.filter((state) => state.isNew).map((state) => state.row),
+    );
+    await this.subscribers.updateProfiles(
+      client,
+      accountId,
+      all.filter((state) => state.dirty).map((state) => state.row),
+    );
+    await this.erasureGuard.auditRefusals(options.actor, [...refused], options.endpoint, client);
+    return outcomes;
+  }
+
+  private apply(
+    item: BulkItem,
+    email: string,
+    states: Map<string, State>,
+    suppressed: Set<string>,
+    options: BulkOptions,
+  ): BulkOutcome {
+    const { position, body } = item;
+    const state = states.get(email);
+    if (!state) {
+      const row = newProfile(email, body);
+      states.set(email, { row, isNew: true, dirty: false });
+      return { position, status: 'created', id: row.id };
+    }
+    if (options.mode === 'create') return { position, status: 'unchanged', id: state.row.id };
+    if (
+      body.status === 'subscribed' &&
+      state.row.status !== 'subscribed' &&
+      suppressed.has(email)
+    ) {
+      return { position, status: 'failed', id: state.row.id, errors: [SUPPRESSED] };
+    }
+    const columns = changes(state.row, body, options.mergeCustomFields);
+    if (columns.length === 0) return { position, status: 'unchanged', id: state.row.id };
+    const row = state.row as unknown as Record<string, unknown>;
+    for (const [field, value] of columns) row[field] = value;
+    if (!state.isNew) state.dirty = true;
+    return { position, status: 'updated', id: state.row.id };
+  }
+
+  /**
+   * The addresses, among items that would set a subscriber back to `subscribed`, that are on
+   * the suppression list: one query for the batch, only when some item asks for it.
+   */
+  private async suppressedAmong(
+    items: BulkItem[],
+    emails: string[],
+    states: Map<string, State>,
+    options: BulkOptions,
+  ): Promise<Set<string>> {
+    if (options.mode === 'create') return new Set();
+    const candidates = emails.filter(
+      (email, index) =>
+        items[index].body.status === 'subscribed' &&
+        states.has(email) &&
+        states.get(email)!.row.status !== 'subscribed',
+    );
+    if (candidates.length === 0) return new Set();
+    return this.suppressions.suppressedAmong(options.actor.accountId, candidates);
+  }
+}
+
+const SUPPRESSED: ErrorDetail = {
+  field: 'status',
+  code: 'suppressed',
+  message:
+    'This address is on the suppression list; removing it (DELETE /v1/suppressions/{email}) ' +
+    'is the way to mail it again.',
+};
+
+/** A new subscriber's row: the item's fields over the table's defaults. */
+function newProfile(email: string, body: CreateSubscriberDto): ProfileRow {
+  const row: ProfileRow = {
+    id: newId(),
+    email: body.email.trim(),
+    emailNormalized: email,
+    firstName: null,
+    lastName: null,
+    phone: null,
+    address1: null,
+    address2: null,
+    city: null,
+    state: null,
+    zip: null,
+    countryCode: null,
+    birthdate: null,
+    gender: null,
+    incomeLevel: null,
+    membershipStatus: null,
+    status: 'subscribed',
+    timezone: null,
+    interests: [],
+    tags: [],
+    customFields: {},
+    socialMedia: [],
+    importedStats: {},
+  };
+  Object.assign(row, toColumns(body));
+  return row;
+}
+
+/** The columns an item changes on a row, as [field, new value]; none when it changes nothing. */
+function changes(row: ProfileRow, body: CreateSubscriberDto, mergeCustom: boolean) {
+  const columns = toColumns(body, row.importedStats as Prisma.JsonObject) as Record<
+    string,
+    unknown
+  >;
+  if (mergeCustom && columns.customFields !== undefined && body.custom_fields) {
+    columns.customFields = { ...(row.customFields as object), ...body.custom_fields };
+  }
+  const current = row as unknown as Record<string, unknown>;
+  return Object.entries(columns).filter(([field, value]) => !sameValue(current[field], value));
+}
+
+/** Equal as stored: dates by instant, lists in order, objects whatever their key order. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a === undefined || b === undefined) {
+    return (a ?? null) === (b ?? null);
+  }
+  if (a instanceof Date || b instanceof Date) {
+    return new Date(a as Date).getTime() === new Date(b as Date).getTime();
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, index) => sameValue(item, b[index]))
+    );
+  }
+  if (typeof a === 'object' && typeof b === 'object') {
+    const left = a as Record<string, unknown>;
+    const right = b as Record<string, unknown>;
+    const keys = Object.keys(left);
+    return (
+      keys.length === Object.keys(right).length &&
+      keys.every((key) => Object.hasOwn(right, key) && sameValue(left[key], right[key]))
+    );
+  }
+  return false;
+}
