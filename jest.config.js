@@ -37,7 +37,12 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/migrations.spec.ts'],
+      // The dashboard's pure logic (web/src: its message catalogue, say) is unit-tested too.
+      testMatch: [
+        '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/web/src/**/*.spec.ts',
+        '<rootDir>/test/migrations.spec.ts',
+      ],
     },
     {
       ...common,

@@ -25,6 +25,9 @@ import { ProviderWebhooksModule } from './provider-webhooks/provider-webhooks.mo
 import { PaginationModule } from './platform/pagination/pagination.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { SegmentsModule } from './segments/segments.module';
+import { ConversionsModule } from './conversions/conversions.module';
+import { StatsModule } from './stats/stats.module';
+import { WebhooksModule, WebhookWorkersModule } from './webhooks/webhooks.module';
 import { SubscribersModule } from './subscribers/subscribers.module';
 import { SuppressionModule } from './suppression/suppression.module';
 import { TemplatesModule } from './templates/templates.module';
@@ -72,6 +75,7 @@ export class AppModule {
       ImportWorkersModule,
       ExportWorkersModule,
       InboundMailModule,
+      WebhookWorkersModule,
     ];
   }
 
@@ -95,6 +99,9 @@ export class AppModule {
         ImportsModule,
         ExportsModule,
         ProviderWebhooksModule,
+        StatsModule,
+        ConversionsModule,
+        WebhooksModule,
         OptOutModule,
         DashboardModule,
       ],

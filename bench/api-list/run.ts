@@ -1,17 +1,23 @@
 // `npm run bench:api-list`: GET /v1/subscribers?limit=25 over 10,000 subscribers,
 // Herald against a bare Fastify + pg server doing the same work (baseline-server.ts), in the
-// same run on the same data. Prints req/s, p50 and p99 for each and Herald/baseline for req/s
-// (target: at least 0.6), plus each server process's CPU time per request. The baseline does
-// what the endpoint needs (auth, scope, keyset query, presenting); Herald also runs its rate
-// limiter, request ids and Nest's pipeline, which is exactly the overhead being measured.
+// same run on the same data, at 10 and at 50 concurrent connections. Prints, per connection
+// count, req/s, p50 and p99 of each, each server process's CPU time per request, and the
+// ratios Herald/baseline (target: req/s at least 0.90 of the baseline's, p99 at most 1.3x
+// the baseline's). The baseline does what the endpoint needs (auth, scope, keyset query,
+// presenting); Herald also runs its rate limiter, request ids and Nest's pipeline, which is
+// exactly the overhead being measured.
 //
 // Steps: build → throwaway database herald_bench_<random> → migrate → account + key through
 // the operator CLI → seed → start both servers as child processes on free loopback ports →
-// check they answer the same JSON → warm up → measure in ABBA order → table → clean up.
-// Clean-up (servers, database, Redis keys) also runs on failure and on Ctrl-C.
+// check they answer the same JSON → per connection count: warm up, measure in ABBA order →
+// table → clean up. Clean-up (servers, database, Redis keys) also runs on failure and on Ctrl-C.
 //
-// Env (optional): BENCH_SECONDS (10) per measured run, BENCH_CONNECTIONS (10),
-// BENCH_SUBSCRIBERS (10000), PG_SERVER (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
+// Env (optional): BENCH_SECONDS (10) per measured run, BENCH_CONNECTIONS (10,50: a
+// comma-separated list, each measured in turn), BENCH_ROUNDS (2: herald-baseline pairs per
+// connection count, in ABBA order; more on a busy machine), BENCH_SUBSCRIBERS (10000), BENCH_NODE_ARGS
+// (none: node flags of both servers, e.g. `--cpu-prof --cpu-prof-dir=var/prof`; profiles are
+// written when the servers stop at the end), PG_SERVER (postgresql://postgres@127.0.0.1:5432),
+// REDIS_URL.
 
 import { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,10 +26,15 @@ import { BenchHarness, freePort } from '../support/harness';
 import { withClient } from '../support/stores';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WARMUP_SECONDS = 5;
 const PATH = '/v1/subscribers?limit=25';
+/** Herald's req/s must reach this share of the baseline's, its p99 stay under this multiple. */
+const TARGET_THROUGHPUT = 0.9;
+const TARGET_P99 = 1.3;
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const bench = new BenchHarness(
   {
@@ -140,9 +151,14 @@ function cpuMs(pid: number | undefined): number | undefined {
 }
 
 /** autocannon in its own process (not ours), JSON out; any non-2xx or error voids the run. */
-async function measure(server: Server, key: string, seconds: number): Promise<Result> {
+async function measure(
+  server: Server,
+  key: string,
+  connections: number,
+  seconds: number,
+): Promise<Result> {
   const cpuBefore = cpuMs(server.child.pid);
-  const load = ['-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-n'];
+  const load = ['-c', String(connections), '-d', String(seconds), '-j', '-n'];
   const target = ['-H', `authorization=Bearer ${key}`, server.url + PATH];
   const cannon = ['node_modules/autocannon/autocannon.js', ...load, ...target];
   const stdout = await bench.run(process.execPath, cannon, { timeoutMs: (seconds + 60) * 1000 });
@@ -181,44 +197,63 @@ async function main(): Promise<void> {
   await withClient(env.DATABASE_URL, (db) => db.query('VACUUM ANALYZE subscribers, api_keys'));
 
   // Herald's main.ts binds 0.0.0.0 (not ours to change); we only ever connect over 127.0.0.1.
-  const herald = await startServer('herald', ['dist/main.js', '--api-only'], await freePort());
+  const herald = await startServer(
+    'herald',
+    [...NODE_ARGS, 'dist/main.js', '--api-only'],
+    await freePort(),
+  );
   const baseline = await startServer(
     'baseline',
-    ['-r', '@swc-node/register', 'bench/api-list/baseline-server.ts'],
+    [...NODE_ARGS, '-r', '@swc-node/register', 'bench/api-list/baseline-server.ts'],
     await freePort(),
   );
   const servers = [herald, baseline];
   await checkSameAnswers(servers, key);
   console.log('both servers return identical JSON for pages 1 and 2');
 
-  // Warm-up (JIT, connection pools, plan caches), then ABBA so that drift over the run
-  // (autovacuum, CPU frequency, other work on the machine) hits both alike; each server's
-  // better run is reported.
-  console.log(`warm-up ${WARMUP_SECONDS} s each (discarded), then runs of ${SECONDS} s:`);
-  for (const server of servers) await measure(server, key, WARMUP_SECONDS);
-  const best = new Map<Server, Result>();
-  for (const server of [herald, baseline, baseline, herald]) {
-    const result = await measure(server, key, SECONDS);
-    console.log(`  ${server.name.padEnd(8)} ${row(result)}`);
-    if (result.reqPerSec > (best.get(server)?.reqPerSec ?? -1)) best.set(server, result);
+  const results: { connections: number; herald: Result; baseline: Result }[] = [];
+  for (const connections of CONNECTIONS) {
+    // Warm-up (JIT, connection pools, plan caches), then pairs in ABBA order so that drift
+    // over the run (autovacuum, CPU frequency, other work on the machine) hits both alike;
+    // each server's best run is reported.
+    console.log(
+      `\n${connections} connections: warm-up ${WARMUP_SECONDS} s each (discarded), ` +
+        `then ${ROUNDS} rounds of ${SECONDS} s each:`,
+    );
+    for (const server of servers) await measure(server, key, connections, WARMUP_SECONDS);
+    const best = new Map<Server, Result>();
+    const order = Array.from({ length: ROUNDS }, (_, round) =>
+      round % 2 === 0 ? [herald, baseline] : [baseline, herald],
+    ).flat();
+    for (const server of order) {
+      const result = await measure(server, key, connections, SECONDS);
+      console.log(`  ${server.name.padEnd(8)} ${row(result)}`);
+      if (result.reqPerSec > (best.get(server)?.reqPerSec ?? -1)) best.set(server, result);
+    }
+    results.push({ connections, herald: best.get(herald)!, baseline: best.get(baseline)! });
   }
 
-  const h = best.get(herald)!;
-  const b = best.get(baseline)!;
   console.log(
-    `\nGET ${PATH}, ${SUBSCRIBERS} subscribers, ${CONNECTIONS} connections, order ` +
-      `herald, baseline, baseline, herald; best run of each:\n`,
+    `\nGET ${PATH}, ${SUBSCRIBERS} subscribers, ${ROUNDS} rounds in ABBA order; ` +
+      `best run of each (targets: req/s ratio >= ${TARGET_THROUGHPUT.toFixed(2)}, ` +
+      `p99 ratio <= ${TARGET_P99}):\n`,
   );
   console.log(
-    `server   ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} cpu ms/req`,
+    `conns server   ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ` +
+      `cpu ms/req  ratio req/s  ratio p99`,
   );
-  console.log(`herald   ${row(h)}`);
-  console.log(`baseline ${row(b)}`);
-  const ratio = h.reqPerSec / b.reqPerSec;
-  const verdict = ratio >= 0.6 ? 'meets' : 'BELOW';
-  console.log(
-    `\nratio herald/baseline (req/s): ${ratio.toFixed(2)} (${verdict} the target of 0.60)`,
-  );
+  let allMet = true;
+  for (const { connections, herald: h, baseline: b } of results) {
+    const throughput = h.reqPerSec / b.reqPerSec;
+    const p99 = h.p99 / b.p99;
+    const met = throughput >= TARGET_THROUGHPUT && p99 <= TARGET_P99;
+    allMet &&= met;
+    const ratios = `${throughput.toFixed(2).padStart(11)} ${p99.toFixed(2).padStart(10)}`;
+    console.log(`${String(connections).padStart(5)} herald   ${row(h)}    ${ratios}`);
+    console.log(`${String(connections).padStart(5)} baseline ${row(b)}`);
+    console.log(`      ${met ? 'meets the targets' : 'BELOW a target'}`);
+  }
+  console.log(allMet ? '\nall targets met' : '\nsome targets NOT met');
 }
 
 function row(r: Result): string {

@@ -87,6 +87,44 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   const status: 'sending' | undefined = sent.data?.status;
   const stats = await herald.GET('/v1/campaigns/{id}/stats', { params: id });
   const delivered: number | undefined = stats.data?.delivered;
+  await herald.POST('/v1/campaigns/{id}/schedule', {
+    params: id,
+    body: { send_at: '2026-12-01T09:00:00+01:00' },
+  });
+  await herald.DELETE('/v1/campaigns/{id}/schedule', { params: id });
+  await herald.POST('/v1/campaigns/{id}/pause', { params: id });
+  const resumed = await herald.POST('/v1/campaigns/{id}/resume', { params: id });
+  const finishAt: string | null | undefined = resumed.data?.progress.expected_finish_at;
+  await herald.POST('/v1/campaigns/{id}/cancel', { params: id });
+  const test = await herald.POST('/v1/campaigns/{id}/test', {
+    params: id,
+    body: { emails: ['me@acme.example'] },
+  });
+  const testFailed = test.data?.results.some((result) => result.status === 'failed');
+  await herald.POST('/v1/campaigns/{id}/duplicate', { params: id });
+  const openRate: number | undefined = stats.data?.open_rate;
+  const account = await herald.GET('/v1/stats', {
+    params: { query: { from: '2026-11-01', to: '2026-11-30' } },
+  });
+  const revenue: number | undefined = account.data?.revenue_cents;
+  await herald.POST('/v1/conversions', {
+    params: { header: { 'Idempotency-Key': 'order-1042' } },
+    body: { email: 'ada@example.com', amount_cents: 4999, currency: 'EUR' },
+  });
+
+  const hook = await herald.POST('/v1/webhooks', {
+    body: { url: 'https://crm.acme.example/herald', events: ['email.delivered', 'email.bounced'] },
+  });
+  const secret: string | undefined = hook.data?.secret;
+  await herald.GET('/v1/webhooks');
+  await herald.GET('/v1/webhooks/{id}', { params: id });
+  await herald.PATCH('/v1/webhooks/{id}', { params: id, body: { enabled: true } });
+  const log = await herald.GET('/v1/webhooks/{id}/deliveries', { params: id });
+  const attempt = log.data?.data[0];
+  await herald.POST('/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
+    params: { path: { id: id.path.id, deliveryId: attempt?.id ?? id.path.id } },
+  });
+  await herald.DELETE('/v1/webhooks/{id}', { params: id });
 
   const accepted = await herald.POST('/v1/transactional/send', {
     params: { header: { 'Idempotency-Key': 'order-1042' } },
@@ -103,7 +141,8 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   await herald.POST('/v1/domains/{id}/rotate', { params: id });
 
   const page = await herald.GET('/v1/subscribers', { params: { query: { limit: 100 } } });
-  console.log({ progress, status, delivered, replayed, next: page.data?.next_cursor });
+  console.log({ progress, status, delivered, finishAt, testFailed, openRate, revenue, secret });
+  console.log({ replayed, next: page.data?.next_cursor });
   console.log({ batchFailures, importFailed, csvBytes: csv.data?.length });
   return page.data?.data ?? [];
 }

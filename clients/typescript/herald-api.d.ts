@@ -324,7 +324,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update a draft campaign
+         * Update a draft or scheduled campaign
          * @description Requires an API key with the `campaigns:write` scope.
          */
         patch: operations["updateCampaign"];
@@ -366,6 +366,140 @@ export interface paths {
         get: operations["getCampaignStats"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a campaign
+         * @description A draft (or a scheduled campaign, to move it) starts sending at `send_at`, within seconds. `send_at` in the past or more than a year away: 422. The campaign is checked as a send would check it.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["scheduleCampaign"];
+        /**
+         * Unschedule a campaign
+         * @description Requires an API key with the `campaigns:send` scope.
+         */
+        delete: operations["unscheduleCampaign"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a sending campaign
+         * @description Workers stop claiming recipients within seconds; messages already in flight finish and are counted. Nothing is lost or sent twice: resume continues from where the send stands.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused campaign
+         * @description Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign
+         * @description Any state before `sent`. Recipients not yet sent never will be (counted in `progress.cancelled`); messages in flight finish and are counted.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test of a campaign
+         * @description Sends the real rendering to at most 5 addresses now, subject prefixed with `[Test] ` and header `X-Herald-Test: true`, without tracking and without touching stats. An address of an erased identity: 409; a suppressed one: 422 on its item.
+         *
+         *     Requires an API key with the `campaigns:send` scope.
+         */
+        post: operations["testCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Duplicate a campaign
+         * @description A new draft with the same content, audience, sender and rate, named "… (copy)".
+         *
+         *     Requires an API key with the `campaigns:write` scope.
+         */
+        post: operations["duplicateCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -628,6 +762,150 @@ export interface paths {
         get: operations["downloadExport"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the account's statistics
+         * @description Totals over the window, one entry per day, and subscribers by status. Machine opens and clicks (privacy proxies, link scanners) are counted apart and excluded from opens, clicks and the unique counts.
+         *
+         *     Requires an API key with the `stats:read` scope.
+         */
+        get: operations["getAccountStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a conversion (revenue)
+         * @description Adds the amount to the subscriber's revenue and to the campaign named, or else to the campaign the subscriber last clicked within the 7 days before occurred_at. With an Idempotency-Key the same request replays the first answer; another payload, or the first still in progress → 409; an erased subscriber → 409.
+         *
+         *     Requires an API key with the `stats:write` scope.
+         */
+        post: operations["createConversion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Requires an API key with the `webhooks:read` scope.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Answers with the signing secret, shown this once. Deliveries follow the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature), at least once, retried with backoff for about a day; an endpoint failing for 5 days is disabled. A URL resolving to a private address → 422 on url.
+         *
+         *     Requires an API key with the `webhooks:write` scope.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Requires an API key with the `webhooks:read` scope.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Requires an API key with the `webhooks:write` scope.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description `enabled: true` re-enables an endpoint that was disabled.
+         *
+         *     Requires an API key with the `webhooks:write` scope.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint's deliveries
+         * @description Newest first: status, attempts, the last response and latency, the next attempt.
+         *
+         *     Requires an API key with the `webhooks:read` scope.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a webhook delivery now
+         * @description A new attempt at once (with the same webhook-id). 409 for a delivery about a person erased since.
+         *
+         *     Requires an API key with the `webhooks:write` scope.
+         */
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1008,8 +1286,15 @@ export interface components {
             failed: number;
             /** @description Unsubscribed, bounced or erased audience members left out. */
             skipped: number;
+            /** @description Recipients still pending when the campaign was cancelled: never sent. */
+            cancelled: number;
             /** @description 0..100; 100 once the campaign is sent. */
             percent: number;
+            /**
+             * Format: date-time
+             * @description While sending: when the campaign should be done, at the pace its send rate (or the account’s) allows, else at the pace kept so far. Null otherwise.
+             */
+            expected_finish_at: string | null;
         };
         CampaignResponse: {
             /** Format: uuid */
@@ -1021,13 +1306,25 @@ export interface components {
             segment_id: string | null;
             html: string | null;
             text: string | null;
-            /** @enum {string} */
-            status: "draft" | "sending" | "sent";
+            /**
+             * @description draft → (scheduled) → sending ⇄ paused → sent; or cancelled from any state before sent.
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+            /**
+             * Format: date-time
+             * @description When a scheduled campaign starts sending (kept once it has).
+             */
+            send_at: string | null;
+            /** @description Messages per minute for this campaign (a steady pace after a first burst of at most 4); null: only the account’s limit. */
+            rate_per_minute: number | null;
             progress: components["schemas"]["CampaignProgress"];
             /** Format: date-time */
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+            /** Format: date-time */
+            cancelled_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1061,6 +1358,11 @@ export interface components {
              * @description Absent: every subscriber.
              */
             segment_id?: string | null;
+            /**
+             * @description Messages per minute for this campaign, as a steady pace after a first burst of at most 4; absent or null: only the account’s limit (SEND_RATE_PER_MINUTE).
+             * @example 600
+             */
+            rate_per_minute?: number | null;
         };
         UpdateCampaignDto: {
             name?: string;
@@ -1072,12 +1374,23 @@ export interface components {
             text?: string | null;
             /** Format: uuid */
             segment_id?: string | null;
+            rate_per_minute?: number | null;
         };
         SendAcceptedResponse: {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
             status: "sending";
+        };
+        CampaignLinkStats: {
+            /** @description The link as clicked. */
+            url: string;
+            /** @description People's clicks on it. */
+            clicks: number;
+            /** @description Recipients who clicked it, once each. */
+            unique_clicks: number;
+            /** @description Machine clicks on it. */
+            machine_clicks: number;
         };
         CampaignStatsResponse: {
             /** Format: uuid */
@@ -1097,10 +1410,18 @@ export interface components {
             skipped_complained: number;
             /** @description Subscribed, but the address is on the suppression list. */
             skipped_suppressed: number;
-            /** @description Recipients who opened (tracking pixel), counted once each. */
+            /** @description People's opens (tracking pixel), every one; machine opens excluded. */
             opens: number;
-            /** @description Recipients who clicked a tracked link, counted once each. */
+            /** @description Recipients who opened, once each (machine opens never count). */
+            unique_opens: number;
+            /** @description Opens by privacy proxies (Apple Mail Privacy Protection), scanners, or within seconds of delivery. */
+            machine_opens: number;
+            /** @description People's clicks on tracked links, every one; machine clicks excluded. */
             clicks: number;
+            /** @description Recipients who clicked, once each (machine clicks never count). */
+            unique_clicks: number;
+            /** @description Clicks by link scanners, or within seconds of delivery. */
+            machine_clicks: number;
             /** @description Hard bounces: SMTP 5xx at sending, or a bounce report after. */
             bounces: number;
             /** @description The same as bounces. */
@@ -1111,12 +1432,24 @@ export interface components {
             complaints: number;
             /** @description Recipients who unsubscribed through this message. */
             unsubscribes: number;
+            /** @description unique_opens / delivered, 0..1 (0 before anything was delivered). */
+            open_rate: number;
+            /** @description unique_clicks / delivered, 0..1. */
+            click_rate: number;
             /** @description bounces / delivered, 0..1 (0 before anything was delivered). */
             bounce_rate: number;
             /** @description complaints / delivered, 0..1. */
             complaint_rate: number;
             /** @description unsubscribes / delivered, 0..1. */
             unsubscribe_rate: number;
+            /** @description Recipients still pending when the campaign was cancelled: never sent. */
+            cancelled: number;
+            /** @description Conversions credited to this campaign. */
+            conversions: number;
+            /** @description Revenue of those conversions (named in the conversion, or by last click). */
+            revenue_cents: number;
+            /** @description Clicks per link, the most clicked first (at most 100). */
+            links: components["schemas"]["CampaignLinkStats"][];
             /** @description Recipients not yet sent (pending or in flight). */
             outstanding: number;
             /** @description 0..100 */
@@ -1125,6 +1458,38 @@ export interface components {
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+        };
+        ScheduleCampaignDto: {
+            /**
+             * Format: date-time
+             * @description When to start sending: a date-time with its offset, in the future and at most a year away.
+             * @example 2026-12-01T09:00:00+01:00
+             */
+            send_at: string;
+        };
+        TestSendDto: {
+            /**
+             * @description At most 5 addresses. Each gets the real rendering (with the data of the subscriber who has that address, if any), its subject prefixed with `[Test] `; stats and the send ledger are not touched.
+             * @example [
+             *       "me@acme.example"
+             *     ]
+             */
+            emails: string[];
+        };
+        TestSendResult: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description sent: the relay accepted it (or it was written to the outbox).
+             * @enum {string}
+             */
+            status: "sent" | "failed";
+            /** @description Why the relay refused it (addresses cut out); null when sent. */
+            error: string | null;
+        };
+        TestSendResponse: {
+            /** @description One per distinct address, in order. */
+            results: components["schemas"]["TestSendResult"][];
         };
         SendTransactionalDto: {
             /**
@@ -1309,6 +1674,217 @@ export interface components {
             /** Format: date-time */
             expires_at: string | null;
         };
+        StatsDay: {
+            /** @description Messages the relay gave a final answer for. */
+            sent: number;
+            /** @description Accepted by the relay (SMTP 250). */
+            delivered: number;
+            /** @description People's opens (machine opens excluded). */
+            opens: number;
+            /** @description Messages opened by a person, each once. */
+            unique_opens: number;
+            /** @description Opens by privacy proxies (Apple Mail Privacy Protection) and scanners. */
+            machine_opens: number;
+            /** @description People's clicks (machine clicks excluded). */
+            clicks: number;
+            /** @description Messages clicked by a person, each once. */
+            unique_clicks: number;
+            /** @description Clicks by link scanners, or within seconds of delivery. */
+            machine_clicks: number;
+            hard_bounces: number;
+            soft_bounces: number;
+            complaints: number;
+            unsubscribes: number;
+            /** @description Conversions reported, by the day they happened. */
+            revenue_cents: number;
+            /**
+             * Format: date
+             * @example 2026-11-20
+             */
+            date: string;
+        };
+        SubscriberCountsResponse: {
+            total: number;
+            subscribed: number;
+            unsubscribed: number;
+            bounced: number;
+            complained: number;
+        };
+        AccountStatsResponse: {
+            /** @description Messages the relay gave a final answer for. */
+            sent: number;
+            /** @description Accepted by the relay (SMTP 250). */
+            delivered: number;
+            /** @description People's opens (machine opens excluded). */
+            opens: number;
+            /** @description Messages opened by a person, each once. */
+            unique_opens: number;
+            /** @description Opens by privacy proxies (Apple Mail Privacy Protection) and scanners. */
+            machine_opens: number;
+            /** @description People's clicks (machine clicks excluded). */
+            clicks: number;
+            /** @description Messages clicked by a person, each once. */
+            unique_clicks: number;
+            /** @description Clicks by link scanners, or within seconds of delivery. */
+            machine_clicks: number;
+            hard_bounces: number;
+            soft_bounces: number;
+            complaints: number;
+            unsubscribes: number;
+            /** @description Conversions reported, by the day they happened. */
+            revenue_cents: number;
+            /**
+             * Format: date
+             * @description First day of the window (UTC).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC), inclusive.
+             */
+            to: string;
+            /** @description Every day of the window, oldest first. */
+            daily: components["schemas"]["StatsDay"][];
+            /** @description Subscribers now, by status (not limited to the window). */
+            subscribers: components["schemas"]["SubscriberCountsResponse"];
+        };
+        CreateConversionDto: {
+            /**
+             * Format: idn-email
+             * @description The subscriber, by address.
+             */
+            email?: string;
+            /**
+             * Format: uuid
+             * @description The subscriber, by id (or give email).
+             */
+            subscriber_id?: string;
+            /**
+             * @description In the currency’s minor unit; negative for a refund.
+             * @example 4999
+             */
+            amount_cents: number;
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * Format: uuid
+             * @description The campaign to credit; without it, the last campaign the subscriber clicked in the 7 days before occurred_at, if any.
+             */
+            campaign_id?: string;
+            /**
+             * Format: date-time
+             * @description When it happened; default now.
+             */
+            occurred_at?: string;
+        };
+        ConversionResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            subscriber_id: string;
+            /**
+             * Format: uuid
+             * @description The campaign credited; null when none.
+             */
+            campaign_id: string | null;
+            amount_cents: number;
+            /** @example EUR */
+            currency: string;
+            /** Format: date-time */
+            occurred_at: string;
+        };
+        WebhookResponse: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent")[];
+            description: string | null;
+            /** @description False once disabled (by hand, or after failing for 5 days). */
+            enabled: boolean;
+            /** @description Why it was disabled. */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookPage: {
+            data: components["schemas"]["WebhookResponse"][];
+            next_cursor: string | null;
+        };
+        CreateWebhookDto: {
+            /**
+             * @description http(s); must not resolve to a private, loopback or link-local address.
+             * @example https://crm.example.com/herald-events
+             */
+            url: string;
+            /**
+             * @description The events delivered to this endpoint (at least one).
+             * @example [
+             *       "email.delivered",
+             *       "email.bounced"
+             *     ]
+             */
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent")[];
+            /** @example CRM sync */
+            description?: string;
+        };
+        CreatedWebhookResponse: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent")[];
+            description: string | null;
+            /** @description False once disabled (by hand, or after failing for 5 days). */
+            enabled: boolean;
+            /** @description Why it was disabled. */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description The signing secret (Standard Webhooks). Shown only here, once.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        UpdateWebhookDto: {
+            /** @description http(s); checked like at creation. */
+            url?: string;
+            /** @description The events delivered to this endpoint (at least one). */
+            events?: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent")[];
+            description?: string | null;
+            /** @description true re-enables an endpoint that was disabled (and forgets why). */
+            enabled?: boolean;
+        };
+        WebhookDeliveryResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The webhook-id header: the same on every attempt.
+             */
+            event_id: string;
+            /** @enum {string} */
+            type: "email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            /** @description Of the last attempt. */
+            response_status: number | null;
+            /** @description Of the last attempt. */
+            latency_ms: number | null;
+            /** @description Why the last attempt failed. */
+            error: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDeliveryResponse"][];
+            next_cursor: string | null;
+        };
         /**
          * @example {
          *       "error": {
@@ -1337,6 +1913,10 @@ export interface components {
                     /** @example already_exists */
                     code: string;
                     message: string;
+                    /** @description Only for a template field that does not compile (code `invalid_template`): the line where it goes wrong, counted from 1. The message says it too. */
+                    line?: number;
+                    /** @description With `line`: the column on that line, counted from 1. */
+                    column?: number;
                 }[];
             };
         };
@@ -4262,16 +4842,21 @@ export interface operations {
                      *           "html": "string",
                      *           "text": "string",
                      *           "status": "draft",
+                     *           "send_at": "2026-11-25T09:30:00.000Z",
+                     *           "rate_per_minute": 0,
                      *           "progress": {
                      *             "recipients": 0,
                      *             "sent": 0,
                      *             "delivered": 0,
                      *             "failed": 0,
                      *             "skipped": 0,
-                     *             "percent": 0
+                     *             "cancelled": 0,
+                     *             "percent": 0,
+                     *             "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *           },
                      *           "started_at": "2026-11-25T09:30:00.000Z",
                      *           "finished_at": "2026-11-25T09:30:00.000Z",
+                     *           "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *           "created_at": "2026-11-25T09:30:00.000Z",
                      *           "updated_at": "2026-11-25T09:30:00.000Z"
                      *         }
@@ -4397,16 +4982,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -4542,16 +5132,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -4801,7 +5396,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Drafts only; otherwise 409. */
+            /** @description Drafts and scheduled campaigns only; once sending has started, 409. */
             200: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4824,16 +5419,21 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
                      *       "progress": {
                      *         "recipients": 0,
                      *         "sent": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "skipped": 0,
-                     *         "percent": 0
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
                      *       },
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "updated_at": "2026-11-25T09:30:00.000Z"
                      *     }
@@ -5158,15 +5758,32 @@ export interface operations {
                      *       "skipped_complained": 0,
                      *       "skipped_suppressed": 0,
                      *       "opens": 0,
+                     *       "unique_opens": 0,
+                     *       "machine_opens": 0,
                      *       "clicks": 0,
+                     *       "unique_clicks": 0,
+                     *       "machine_clicks": 0,
                      *       "bounces": 0,
                      *       "hard_bounces": 0,
                      *       "soft_bounces": 0,
                      *       "complaints": 0,
                      *       "unsubscribes": 0,
+                     *       "open_rate": 0,
+                     *       "click_rate": 0,
                      *       "bounce_rate": 0,
                      *       "complaint_rate": 0,
                      *       "unsubscribe_rate": 0,
+                     *       "cancelled": 0,
+                     *       "conversions": 0,
+                     *       "revenue_cents": 0,
+                     *       "links": [
+                     *         {
+                     *           "url": "string",
+                     *           "clicks": 0,
+                     *           "unique_clicks": 0,
+                     *           "machine_clicks": 0
+                     *         }
+                     *       ],
                      *       "outstanding": 0,
                      *       "percent": 0,
                      *       "started_at": "2026-11-25T09:30:00.000Z",
@@ -5174,6 +5791,1165 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CampaignStatsResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scheduleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleCampaignDto"];
+            };
+        };
+        responses: {
+            /** @description The campaign, `scheduled`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unscheduleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, a draft again. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `paused`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `sending`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign, `cancelled`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSendDto"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "email": "ada@example.com",
+                     *           "status": "sent",
+                     *           "error": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestSendResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "name": "string",
+                     *       "subject": "string",
+                     *       "from": "string",
+                     *       "template_id": "string",
+                     *       "segment_id": "string",
+                     *       "html": "string",
+                     *       "text": "string",
+                     *       "status": "draft",
+                     *       "send_at": "2026-11-25T09:30:00.000Z",
+                     *       "rate_per_minute": 0,
+                     *       "progress": {
+                     *         "recipients": 0,
+                     *         "sent": 0,
+                     *         "delivered": 0,
+                     *         "failed": 0,
+                     *         "skipped": 0,
+                     *         "cancelled": 0,
+                     *         "percent": 0,
+                     *         "expected_finish_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "finished_at": "2026-11-25T09:30:00.000Z",
+                     *       "cancelled_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignResponse"];
                 };
             };
             /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
@@ -7107,6 +8883,1284 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccountStats: {
+        parameters: {
+            query?: {
+                /** @description Last day (UTC), inclusive. Default: today. At most 366 days in all. */
+                to?: string;
+                /** @description First day (UTC). Default: 29 days before `to`. */
+                from?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sent": 0,
+                     *       "delivered": 0,
+                     *       "opens": 0,
+                     *       "unique_opens": 0,
+                     *       "machine_opens": 0,
+                     *       "clicks": 0,
+                     *       "unique_clicks": 0,
+                     *       "machine_clicks": 0,
+                     *       "hard_bounces": 0,
+                     *       "soft_bounces": 0,
+                     *       "complaints": 0,
+                     *       "unsubscribes": 0,
+                     *       "revenue_cents": 0,
+                     *       "from": "2026-11-25",
+                     *       "to": "2026-11-25",
+                     *       "daily": [
+                     *         {
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "opens": 0,
+                     *           "unique_opens": 0,
+                     *           "machine_opens": 0,
+                     *           "clicks": 0,
+                     *           "unique_clicks": 0,
+                     *           "machine_clicks": 0,
+                     *           "hard_bounces": 0,
+                     *           "soft_bounces": 0,
+                     *           "complaints": 0,
+                     *           "unsubscribes": 0,
+                     *           "revenue_cents": 0,
+                     *           "date": "2026-11-20"
+                     *         }
+                     *       ],
+                     *       "subscribers": {
+                     *         "total": 0,
+                     *         "subscribed": 0,
+                     *         "unsubscribed": 0,
+                     *         "bounced": 0,
+                     *         "complained": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountStatsResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createConversion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same payload within 24 hours replays the first response (with `Idempotent-Replayed: true`); with another payload, or while the first is still in progress, the answer is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConversionDto"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Present (`true`) when this is the stored answer to an earlier identical request. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "subscriber_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "campaign_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "amount_cents": 0,
+                     *       "currency": "EUR",
+                     *       "occurred_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConversionResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Items per page, clamped into 1..100 (not refused); non-numeric → 400. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page (opaque, bound to the account). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "url": "string",
+                     *           "events": [
+                     *             "email.sent"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabled_reason": "string",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPage"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "url": "string",
+                     *       "events": [
+                     *         "email.sent"
+                     *       ],
+                     *       "description": "string",
+                     *       "enabled": true,
+                     *       "disabled_reason": "string",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "url": "string",
+                     *       "events": [
+                     *         "email.sent"
+                     *       ],
+                     *       "description": "string",
+                     *       "enabled": true,
+                     *       "disabled_reason": "string",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, with its pending deliveries. */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "url": "string",
+                     *       "events": [
+                     *         "email.sent"
+                     *       ],
+                     *       "description": "string",
+                     *       "enabled": true,
+                     *       "disabled_reason": "string",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, clamped into 1..100 (not refused); non-numeric → 400. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page (opaque, bound to the account). */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "event_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "type": "email.sent",
+                     *           "status": "pending",
+                     *           "attempts": 0,
+                     *           "response_status": 0,
+                     *           "latency_ms": 0,
+                     *           "error": "string",
+                     *           "next_attempt_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "event_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "type": "email.sent",
+                     *       "status": "pending",
+                     *       "attempts": 0,
+                     *       "response_status": 0,
+                     *       "latency_ms": 0,
+                     *       "error": "string",
+                     *       "next_attempt_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
             /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */

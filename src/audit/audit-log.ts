@@ -35,6 +35,16 @@ export type AuditAction =
   | 'campaign.created'
   | 'campaign.deleted'
   | 'campaign.sent'
+  | 'campaign.scheduled'
+  | 'campaign.unscheduled'
+  /** A scheduled campaign went back to draft at its time: its From could no longer send. */
+  | 'campaign.schedule_failed'
+  | 'campaign.paused'
+  | 'campaign.resumed'
+  | 'campaign.cancelled'
+  | 'campaign.test_sent'
+  /** A new draft copied from a campaign (`campaign_id` the copy, `source_id` the original). */
+  | 'campaign.duplicated'
   | 'sender_domain.added'
   | 'sender_domain.deleted'
   | 'sender_domain.verified'
@@ -42,6 +52,10 @@ export type AuditAction =
   | 'sender_domain.pending'
   | 'sender_domain.rotation_started'
   | 'sender_domain.key_rotated'
+  /** Webhook endpoints: created (the secret shown once), changed, deleted. */
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
   | 'suppression.added'
   | 'suppression.removed'
   /** A suppression entry's removal put a subscriber back to `subscribed`. */

@@ -46,10 +46,16 @@ export class ApiKeysRepository {
     return rows[0];
   }
 
+  /**
+   * Records that a key was used, at most once per KEY_TOUCH_INTERVAL_MS per process. `key` may
+   * be the cached object shared by concurrent requests: its lastUsedAt moves before the write,
+   * so they do not all write.
+   */
   async touch(key: StoredKey, now: Date): Promise<void> {
     if (key.lastUsedAt && now.getTime() - key.lastUsedAt.getTime() < KEY_TOUCH_INTERVAL_MS) {
       return;
     }
+    key.lastUsedAt = now;
     await this.prisma.$executeRaw(sql.touch(key.accountId, key.id, now));
   }
 

@@ -3,6 +3,7 @@ import { newId, isUuid } from '../platform/crypto/ids';
 import { KeyedHasher } from '../platform/crypto/keyed-hasher';
 import { AccountsService } from '../accounts/accounts.service';
 import type { AccountId } from '../platform/database/account-id';
+import { ApiKeyCache } from './api-key-cache';
 import { generateSecret, hashSecret, isLiveKey } from './api-key-secret';
 import { ApiKeysRepository, KeyRow, KeyStatus, StoredKey } from './api-keys.repository';
 import { isScope, Scope } from './scopes';
@@ -26,6 +27,7 @@ export class ApiKeysService {
     private readonly keys: ApiKeysRepository,
     private readonly accounts: AccountsService,
     private readonly hasher: KeyedHasher,
+    private readonly cache: ApiKeyCache,
   ) {}
 
   /** `accountId` as given (the operator CLI takes it as text): checked to exist first. */
@@ -56,7 +58,11 @@ export class ApiKeysService {
   /** Revokes or suspends a key named by id alone (the operator CLI, trusted across accounts). */
   async setStatus(id: string, status: KeyStatus): Promise<boolean> {
     const accountId = isUuid(id) ? await this.keys.accountOf(id) : undefined;
-    return accountId !== undefined && this.keys.setStatus(accountId, id, status);
+    const changed = accountId !== undefined && (await this.keys.setStatus(accountId, id, status));
+    // Other processes hear of it from PostgreSQL (ApiKeyChangeListener); this one need not
+    // wait for that: the next request here already finds the key refused.
+    if (changed) this.cache.forget(id);
+    return changed;
   }
 
   /** The account's keys, newest first, without secrets. */
@@ -73,12 +79,23 @@ export class ApiKeysService {
     return this.keys.names(accountId, ids);
   }
 
-  /** The key behind a bearer secret, if it is a live key that is active. */
+  /**
+   * The key behind a bearer secret, if it is a live key that is active: from the cache of
+   * keys this process verified lately (see ApiKeyCache for how a revocation reaches it), else
+   * from the table.
+   */
   async authenticate(secret: string): Promise<StoredKey | undefined> {
     if (!isLiveKey(secret)) return undefined;
-    const key = await this.keys.findByHash(hashSecret(this.hasher, secret));
-    if (key?.status !== 'active') return undefined;
-    await this.keys.touch(key, new Date());
+    const secretHash = hashSecret(this.hasher, secret);
+    const now = new Date();
+    let key = this.cache.get(secretHash, now.getTime());
+    if (!key) {
+      const generation = this.cache.generation();
+      key = await this.keys.findByHash(secretHash);
+      if (key?.status !== 'active') return undefined;
+      this.cache.remember(secretHash, key, generation, now.getTime());
+    }
+    await this.keys.touch(key, now);
     return key;
   }
 }

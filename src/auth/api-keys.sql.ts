@@ -14,3 +14,10 @@ export const FIND_BY_SECRET_HASH = `
 
 export const touch = (accountId: AccountId, id: string, at: Date) => Prisma.sql`
   UPDATE api_keys SET last_used_at = ${at} WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+
+/**
+ * The channel api_keys' trigger (migration api_key_changes) notifies with a key's id when its
+ * status, scopes, secret or account change or it is deleted: ApiKeyChangeListener drops the
+ * key from every API process's cache.
+ */
+export const KEY_CHANGES_CHANNEL = 'api_key_changes';

@@ -16,6 +16,9 @@ export const SCOPES = [
   'templates:write',
   'transactional:send',
   'stats:read',
+  'stats:write',
+  'webhooks:read',
+  'webhooks:write',
   'domains:read',
   'domains:write',
 ] as const;
@@ -57,6 +60,13 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'DELETE /v1/campaigns/:id': 'campaigns:write',
   'POST /v1/campaigns/:id/send': 'campaigns:send',
   'GET /v1/campaigns/:id/stats': 'stats:read',
+  'POST /v1/campaigns/:id/schedule': 'campaigns:send',
+  'DELETE /v1/campaigns/:id/schedule': 'campaigns:send',
+  'POST /v1/campaigns/:id/pause': 'campaigns:send',
+  'POST /v1/campaigns/:id/resume': 'campaigns:send',
+  'POST /v1/campaigns/:id/cancel': 'campaigns:send',
+  'POST /v1/campaigns/:id/test': 'campaigns:send',
+  'POST /v1/campaigns/:id/duplicate': 'campaigns:write',
 
   'GET /v1/templates': 'templates:read',
   'GET /v1/templates/:id': 'templates:read',
@@ -67,6 +77,17 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
 
   'POST /v1/transactional/send': 'transactional:send',
   'GET /v1/transactional/:id': 'transactional:send',
+
+  'GET /v1/stats': 'stats:read',
+  'POST /v1/conversions': 'stats:write',
+
+  'GET /v1/webhooks': 'webhooks:read',
+  'GET /v1/webhooks/:id': 'webhooks:read',
+  'GET /v1/webhooks/:id/deliveries': 'webhooks:read',
+  'POST /v1/webhooks': 'webhooks:write',
+  'PATCH /v1/webhooks/:id': 'webhooks:write',
+  'DELETE /v1/webhooks/:id': 'webhooks:write',
+  'POST /v1/webhooks/:id/deliveries/:deliveryId/retry': 'webhooks:write',
 
   'GET /v1/domains': 'domains:read',
   'GET /v1/domains/:id': 'domains:read',

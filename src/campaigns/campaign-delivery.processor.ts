@@ -35,6 +35,8 @@ import {
   textFromHtml,
   unrenderable,
 } from '../templates/template-renderer';
+import { CampaignDeliveryGates } from './campaign-delivery-gate';
+import { CampaignEvents } from './campaign-events';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { skipReasonOf } from './mailability';
 import { CampaignMessageBuilder } from './campaign-message';
@@ -74,6 +76,8 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly senderDomains: SenderDomainsService,
     private readonly accounts: AccountsService,
     private readonly suppressions: SuppressionList,
+    private readonly gates: CampaignDeliveryGates,
+    private readonly events: CampaignEvents,
   ) {
     super();
   }
@@ -121,13 +125,18 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     let inFlight = 0;
     let slotFreed: (() => void) | undefined;
     let exhausted = false;
+    const gate = this.gates.open(accountId, campaign);
 
     // Keep the window full: claim the next chunk as soon as there is room for it, and write
     // every outcome as soon as it is known, not when the whole chunk is done.
     while (!recorder.failed) {
       if (!exhausted && inFlight + DELIVERY_CHUNK <= DELIVERY_WINDOW) {
-        const claimed = await this.ledger.claim(accountId, campaignId, batch, DELIVERY_CHUNK);
-        if (claimed.length < DELIVERY_CHUNK) exhausted = true;
+        // Paused or cancelled: claim no more (what is in flight finishes); throttled: only
+        // as many as the send rates allow now.
+        const admitted = await gate.admit(DELIVERY_CHUNK);
+        const claimed =
+          admitted > 0 ? await this.ledger.claim(accountId, campaignId, batch, admitted) : [];
+        if (admitted === 0 || claimed.length < admitted) exhausted = true;
         const subscribers = await this.subscribersById(accountId, claimed);
         for (const subscriberId of claimed) {
           inFlight++;
@@ -165,7 +174,9 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       // the retry claims only the recipients still pending.
       throw new Error(`${deferred.length} recipients deferred by the SMTP server; will retry`);
     }
-    await this.campaigns.completeIfFinished(accountId, campaignId);
+    if (await this.campaigns.completeIfFinished(accountId, campaignId)) {
+      await this.events.statusChanged(accountId, campaignId, 'campaign.sent');
+    }
   }
 
   /** The claimed recipients' rows, each with whether its address is suppressed right now. */

@@ -184,6 +184,14 @@ export class CampaignLedgerRepository {
     return tx.$queryRaw(sql.skipPendingOfErased(accountId, subscriberId));
   }
 
+  /**
+   * Cancellation: the campaign's pending rows become `skipped` (cancelled) inside the
+   * cancelling transaction, so no worker claims them afterwards; rows already claimed finish.
+   */
+  cancelPending(accountId: AccountId, campaignId: string, tx: Db): Promise<number> {
+    return tx.$executeRaw(sql.cancelPending(accountId, campaignId));
+  }
+
   /** Stamps a recipient's first open or click; false when it was not the first. */
   async markFirstActivity(
     accountId: AccountId,

@@ -153,8 +153,10 @@ export const markFirstActivity = (
    WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
      AND subscriber_id = ${subscriberId}::uuid AND ${FIRST_AT[kind]} IS NULL`;
 
+// Recipients a cancellation left unsent are not events of the send: the timeline leaves them out.
 const timelineRows = (accountId: AccountId, campaignId: string) =>
-  Prisma.sql`account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid`;
+  Prisma.sql`account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
+             AND skip_reason IS DISTINCT FROM 'cancelled'`;
 
 /** The first and the last moment anything happened to the campaign's recipients. */
 export const timelineExtent = (accountId: AccountId, campaignId: string) => {
@@ -196,3 +198,9 @@ export const timelineBuckets = (
      WHERE t IS NOT NULL
      GROUP BY 1, 2 ORDER BY 1`;
 };
+
+/** A cancelled campaign's pending rows become skipped (cancelled); returns how many. */
+export const cancelPending = (accountId: AccountId, campaignId: string) => Prisma.sql`
+  UPDATE campaign_recipients SET status = 'skipped', skip_reason = 'cancelled'
+   WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
+     AND status = 'pending'`;

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { CampaignSend, SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
+import { MailEvents } from '../stats/mail-events';
 import { SuppressionList } from '../suppression/suppression-list';
+import { campaignMailEvents } from './campaign-events';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignsRepository } from './campaigns.repository';
 import type { FinalOutcome, Outcome, SkipReason } from './recipient-outcome';
@@ -21,6 +23,7 @@ export class CampaignOutcomeWriter {
     private readonly ledger: CampaignLedgerRepository,
     private readonly statistics: SubscriberStatistics,
     private readonly suppressions: SuppressionList,
+    private readonly mailEvents: MailEvents,
   ) {}
 
   async record(accountId: AccountId, campaignId: string, outcomes: Outcome[]): Promise<void> {
@@ -75,6 +78,7 @@ export class CampaignOutcomeWriter {
         },
         client,
       );
+      await this.mailEvents.record(client, accountId, campaignMailEvents(campaignId, applied));
     });
   }
 }

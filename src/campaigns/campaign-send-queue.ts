@@ -65,6 +65,18 @@ export class CampaignSendQueue {
     );
   }
 
+  /**
+   * One more run of the fan-out `delayMs` from now, under its own job id (a fan-out run is
+   * idempotent, and runs of one campaign serialise on its checkpoint row).
+   */
+  async enqueueFanoutLater(accountId: AccountId, campaignId: string, delayMs: number) {
+    await this.fanout.add(
+      'fanout',
+      { accountId, campaignId },
+      { ...FANOUT_OPTIONS, delay: delayMs, jobId: `${fanoutJobId(campaignId)}-at-${Date.now()}` },
+    );
+  }
+
   async enqueueDeliveries(accountId: AccountId, campaignId: string, batches: number[]) {
     if (batches.length === 0) return;
     await this.delivery.addBulk(

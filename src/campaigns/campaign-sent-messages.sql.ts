@@ -5,7 +5,8 @@ import { Prisma } from '../generated/prisma/client';
 
 /** The recipient row of a message Herald sent, or tried to: not one still pending or skipped. */
 export const sentRecipient = (campaignId: string, subscriberId: string) => Prisma.sql`
-  SELECT account_id::text, (status = 'failed' AND coalesce(smtp_code, 0) >= 500) AS refused
+  SELECT account_id::text, (status = 'failed' AND coalesce(smtp_code, 0) >= 500) AS refused,
+         sent_at
     FROM campaign_recipients
    WHERE campaign_id = ${campaignId}::uuid AND subscriber_id = ${subscriberId}::uuid
      AND status IN ('sending', 'sent', 'failed')`;

@@ -9,6 +9,8 @@ export interface SentCampaignMessage {
   accountId: AccountId;
   /** The relay refused it with a 5xx while sending: that hard bounce was counted then. */
   refusedAtSending: boolean;
+  /** When the relay answered (null while it is still being sent). */
+  sentAt: Date | null;
 }
 
 /**
@@ -24,11 +26,15 @@ export class CampaignSentMessages {
     subscriberId: string,
     db: Db = this.prisma,
   ): Promise<SentCampaignMessage | null> {
-    const [row] = await db.$queryRaw<{ account_id: string; refused: boolean }[]>(
-      sql.sentRecipient(campaignId, subscriberId),
-    );
+    const [row] = await db.$queryRaw<
+      { account_id: string; refused: boolean; sent_at: Date | null }[]
+    >(sql.sentRecipient(campaignId, subscriberId));
     return row
-      ? { accountId: accountIdOfRow(row.account_id), refusedAtSending: row.refused }
+      ? {
+          accountId: accountIdOfRow(row.account_id),
+          refusedAtSending: row.refused,
+          sentAt: row.sent_at,
+        }
       : null;
   }
 

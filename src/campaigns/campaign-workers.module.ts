@@ -3,16 +3,20 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { VerpModule } from '../feedback/verp.module';
 import { MailModule } from '../platform/mail/mail-transport';
+import { CampaignDeliveryGates } from './campaign-delivery-gate';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
 import { CampaignFanoutProcessor } from './campaign-fanout.processor';
 import { CampaignMessageBuilder } from './campaign-message';
+import { CampaignSchedulePoller } from './campaign-schedule-poller';
 import { CampaignWatchdog } from './campaign-watchdog';
 import { CampaignWorkerWarmup } from './campaign-worker-warmup';
 import { CampaignsCoreModule } from './campaigns-core.module';
 import { RecipientTokens } from './recipient-token';
+import { SendRateLimiter } from './send-rate-limiter';
 
 /**
- * The send pipeline's workers: fan-out, delivery and the watchdog. Loaded only by processes
+ * The send pipeline's workers: fan-out, delivery (with its pause check and send throttle), the
+ * watchdog and the schedule poller. Loaded only by processes
  * that run workers (AppModule.worker(), and AppModule.api() unless --api-only).
  */
 @Module({
@@ -24,6 +28,9 @@ import { RecipientTokens } from './recipient-token';
     CampaignDeliveryProcessor,
     CampaignWatchdog,
     CampaignWorkerWarmup,
+    CampaignSchedulePoller,
+    CampaignDeliveryGates,
+    SendRateLimiter,
   ],
 })
 export class CampaignWorkersModule {}

@@ -1,15 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsDefined,
+  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
   IsUUID,
   Matches,
+  Max,
   MaxLength,
+  Min,
   ValidateIf,
 } from 'class-validator';
 import { Mailbox } from '../platform/validation/mailbox.decorator';
+import { MAX_RATE_PER_MINUTE } from './send-pace';
 
 const MAX_BODY = 512 * 1024;
 const present = (_: object, value: unknown) => value !== undefined;
@@ -75,9 +79,25 @@ export class CreateCampaignDto {
   @IsOptional()
   @IsUUID('all', { message: 'segment_id must be a segment id' })
   segment_id?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 600,
+    description:
+      'Messages per minute for this campaign, as a steady pace after a first burst of at most 4; absent or null: only the account’s limit (SEND_RATE_PER_MINUTE).',
+  })
+  @IsOptional()
+  @IsInt({ message: 'rate_per_minute must be a whole number of messages per minute' })
+  @Min(1)
+  @Max(MAX_RATE_PER_MINUTE)
+  rate_per_minute?: number | null;
 }
 
-/** PATCH (drafts only): any field of the create body; `null` clears an optional one. */
+/**
+ * PATCH (drafts and scheduled campaigns only): any field of the create body; `null` clears an
+ * optional one.
+ */
 export class UpdateCampaignDto {
   @ApiPropertyOptional()
   @ValidateIf(present)
@@ -121,4 +141,11 @@ export class UpdateCampaignDto {
   @IsOptional()
   @IsUUID('all', { message: 'segment_id must be a segment id' })
   segment_id?: string | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @IsOptional()
+  @IsInt({ message: 'rate_per_minute must be a whole number of messages per minute' })
+  @Min(1)
+  @Max(MAX_RATE_PER_MINUTE)
+  rate_per_minute?: number | null;
 }

@@ -1,5 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Campaign } from '../generated/prisma/client';
+import { expectedFinishAt } from './send-pace';
+
+export const CAMPAIGN_STATUSES = [
+  'draft',
+  'scheduled',
+  'sending',
+  'paused',
+  'sent',
+  'cancelled',
+] as const;
+import type { CampaignEngagement } from '../stats/stats.service';
 
 export class CampaignProgress {
   @ApiProperty({ type: 'integer', description: 'Eligible recipients snapshotted so far.' })
@@ -12,7 +23,20 @@ export class CampaignProgress {
     description: 'Unsubscribed, bounced or erased audience members left out.',
   })
   skipped!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients still pending when the campaign was cancelled: never sent.',
+  })
+  cancelled!: number;
   @ApiProperty({ description: '0..100; 100 once the campaign is sent.' }) percent!: number;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'While sending: when the campaign should be done, at the pace its send rate (or the account’s) allows, else at the pace kept so far. Null otherwise.',
+  })
+  expected_finish_at!: string | null;
 }
 
 export class CampaignResponse {
@@ -24,10 +48,30 @@ export class CampaignResponse {
   @ApiProperty({ type: String, nullable: true }) segment_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) html!: string | null;
   @ApiProperty({ type: String, nullable: true }) text!: string | null;
-  @ApiProperty({ enum: ['draft', 'sending', 'sent'] }) status!: string;
+  @ApiProperty({
+    enum: CAMPAIGN_STATUSES,
+    description:
+      'draft → (scheduled) → sending ⇄ paused → sent; or cancelled from any state before sent.',
+  })
+  status!: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When a scheduled campaign starts sending (kept once it has).',
+  })
+  send_at!: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'Messages per minute for this campaign (a steady pace after a first burst of at most 4); null: only the account’s limit.',
+  })
+  rate_per_minute!: number | null;
   @ApiProperty({ type: CampaignProgress }) progress!: CampaignProgress;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) cancelled_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
@@ -40,6 +84,14 @@ export class CampaignPage {
 export class SendAcceptedResponse {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: ['sending'] }) status!: 'sending';
+}
+
+export class CampaignLinkStats {
+  @ApiProperty({ description: 'The link as clicked.' }) url!: string;
+  @ApiProperty({ type: 'integer', description: "People's clicks on it." }) clicks!: number;
+  @ApiProperty({ type: 'integer', description: 'Recipients who clicked it, once each.' })
+  unique_clicks!: number;
+  @ApiProperty({ type: 'integer', description: 'Machine clicks on it.' }) machine_clicks!: number;
 }
 
 export class CampaignStatsResponse {
@@ -73,14 +125,35 @@ export class CampaignStatsResponse {
   skipped_suppressed!: number;
   @ApiProperty({
     type: 'integer',
-    description: 'Recipients who opened (tracking pixel), counted once each.',
+    description: "People's opens (tracking pixel), every one; machine opens excluded.",
   })
   opens!: number;
   @ApiProperty({
     type: 'integer',
-    description: 'Recipients who clicked a tracked link, counted once each.',
+    description: 'Recipients who opened, once each (machine opens never count).',
+  })
+  unique_opens!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Opens by privacy proxies (Apple Mail Privacy Protection), scanners, or within seconds of delivery.',
+  })
+  machine_opens!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: "People's clicks on tracked links, every one; machine clicks excluded.",
   })
   clicks!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients who clicked, once each (machine clicks never count).',
+  })
+  unique_clicks!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Clicks by link scanners, or within seconds of delivery.',
+  })
+  machine_clicks!: number;
   @ApiProperty({
     type: 'integer',
     description: 'Hard bounces: SMTP 5xx at sending, or a bounce report after.',
@@ -101,6 +174,13 @@ export class CampaignStatsResponse {
   unsubscribes!: number;
   @ApiProperty({
     type: 'number',
+    description: 'unique_opens / delivered, 0..1 (0 before anything was delivered).',
+  })
+  open_rate!: number;
+  @ApiProperty({ type: 'number', description: 'unique_clicks / delivered, 0..1.' })
+  click_rate!: number;
+  @ApiProperty({
+    type: 'number',
     description: 'bounces / delivered, 0..1 (0 before anything was delivered).',
   })
   bounce_rate!: number;
@@ -108,6 +188,23 @@ export class CampaignStatsResponse {
   complaint_rate!: number;
   @ApiProperty({ type: 'number', description: 'unsubscribes / delivered, 0..1.' })
   unsubscribe_rate!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Recipients still pending when the campaign was cancelled: never sent.',
+  })
+  cancelled!: number;
+  @ApiProperty({ type: 'integer', description: 'Conversions credited to this campaign.' })
+  conversions!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Revenue of those conversions (named in the conversion, or by last click).',
+  })
+  revenue_cents!: number;
+  @ApiProperty({
+    type: [CampaignLinkStats],
+    description: 'Clicks per link, the most clicked first (at most 100).',
+  })
+  links!: CampaignLinkStats[];
   @ApiProperty({ type: 'integer', description: 'Recipients not yet sent (pending or in flight).' })
   outstanding!: number;
   @ApiProperty({ type: 'number', description: '0..100' }) percent!: number;
@@ -127,7 +224,15 @@ function rate(count: number, delivered: number): number {
   return delivered === 0 ? 0 : Math.round((count / delivered) * 10_000) / 10_000;
 }
 
-export function presentCampaign(row: Campaign): CampaignResponse {
+/**
+ * `accountRatePerMinute` (SEND_RATE_PER_MINUTE) feeds the expected finish of a sending
+ * campaign; `now` is when that estimate is made.
+ */
+export function presentCampaign(
+  row: Campaign,
+  accountRatePerMinute?: number,
+  now = new Date(),
+): CampaignResponse {
   return {
     id: row.id,
     name: row.name,
@@ -138,6 +243,8 @@ export function presentCampaign(row: Campaign): CampaignResponse {
     html: row.html,
     text: row.text,
     status: row.status,
+    send_at: row.sendAt?.toISOString() ?? null,
+    rate_per_minute: row.ratePerMinute,
     progress: {
       recipients: row.recipientCount,
       sent: row.deliveredCount + row.failedCount,
@@ -149,16 +256,23 @@ export function presentCampaign(row: Campaign): CampaignResponse {
         row.skippedBouncedCount +
         row.skippedComplainedCount +
         row.skippedSuppressedCount,
+      cancelled: row.cancelledCount,
       percent: percent(row),
+      expected_finish_at: expectedFinishAt(row, accountRatePerMinute, now)?.toISOString() ?? null,
     },
     started_at: row.startedAt?.toISOString() ?? null,
     finished_at: row.finishedAt?.toISOString() ?? null,
+    cancelled_at: row.cancelledAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
 }
 
-export function presentCampaignStats(row: Campaign, outstanding: number): CampaignStatsResponse {
+export function presentCampaignStats(
+  row: Campaign,
+  outstanding: number,
+  engagement: CampaignEngagement,
+): CampaignStatsResponse {
   return {
     id: row.id,
     status: row.status,
@@ -171,16 +285,32 @@ export function presentCampaignStats(row: Campaign, outstanding: number): Campai
     skipped_bounced: row.skippedBouncedCount,
     skipped_complained: row.skippedComplainedCount,
     skipped_suppressed: row.skippedSuppressedCount,
-    opens: row.openCount,
-    clicks: row.clickCount,
+    // The ledger marks a recipient's first human open and click: the campaign's unique counts.
+    opens: engagement.opens,
+    unique_opens: row.openCount,
+    machine_opens: engagement.machineOpens,
+    clicks: engagement.clicks,
+    unique_clicks: row.clickCount,
+    machine_clicks: engagement.machineClicks,
     bounces: row.bounceCount,
     hard_bounces: row.bounceCount,
     soft_bounces: row.softBounceCount,
     complaints: row.complaintCount,
     unsubscribes: row.unsubscribeCount,
+    open_rate: rate(row.openCount, row.deliveredCount),
+    click_rate: rate(row.clickCount, row.deliveredCount),
     bounce_rate: rate(row.bounceCount, row.deliveredCount),
     complaint_rate: rate(row.complaintCount, row.deliveredCount),
     unsubscribe_rate: rate(row.unsubscribeCount, row.deliveredCount),
+    cancelled: row.cancelledCount,
+    conversions: engagement.conversions,
+    revenue_cents: engagement.revenueCents,
+    links: engagement.links.map((link) => ({
+      url: link.url,
+      clicks: link.clicks,
+      unique_clicks: link.uniqueClicks,
+      machine_clicks: link.machineClicks,
+    })),
     outstanding,
     percent: percent(row),
     started_at: row.startedAt?.toISOString() ?? null,

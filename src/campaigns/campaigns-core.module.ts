@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SegmentsModule } from '../segments/segments.module';
+import { StatsCoreModule } from '../stats/stats-core.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
+import { CampaignCancellation } from './campaign-cancellation';
+import { CampaignEvents } from './campaign-events';
 import { CampaignFeedbackCounters } from './campaign-feedback-counters';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
@@ -22,27 +25,33 @@ import { CampaignsRepository } from './campaigns.repository';
     CampaignQueuesModule,
     ErasureModule,
     SegmentsModule,
+    StatsCoreModule,
     SubscribersModule,
     SuppressionCoreModule,
   ],
   providers: [
+    CampaignEvents,
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,
+    CampaignCancellation,
     CampaignOutcomeWriter,
     CampaignFeedbackCounters,
     CampaignSentMessages,
   ],
   exports: [
+    CampaignEvents,
     CampaignFeedbackCounters,
     CampaignSentMessages,
     CampaignsRepository,
     CampaignLedgerRepository,
     CampaignAudienceSnapshot,
+    CampaignCancellation,
     CampaignOutcomeWriter,
     CampaignQueuesModule,
     ErasureModule,
     SegmentsModule,
+    StatsCoreModule,
     SubscribersModule,
     SuppressionCoreModule,
   ],

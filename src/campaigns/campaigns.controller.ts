@@ -55,8 +55,12 @@ export class CampaignsController {
   @Patch(':id')
   @ApiEndpoint({
     id: 'updateCampaign',
-    summary: 'Update a draft campaign',
-    success: { status: 200, type: CampaignResponse, description: 'Drafts only; otherwise 409.' },
+    summary: 'Update a draft or scheduled campaign',
+    success: {
+      status: 200,
+      type: CampaignResponse,
+      description: 'Drafts and scheduled campaigns only; once sending has started, 409.',
+    },
     errors: [404, 409, 422],
   })
   update(@Caller() caller: Principal, @Param('id') id: string, @Body() body: UpdateCampaignDto) {

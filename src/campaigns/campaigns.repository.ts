@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Campaign, Prisma } from '../generated/prisma/client';
+import { Campaign, CampaignStatus, Prisma } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import type { Db, PgClient } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -9,8 +9,23 @@ import * as sql from './campaigns.sql';
 
 export type CampaignColumns = Pick<
   Prisma.CampaignUncheckedCreateInput,
-  'name' | 'subject' | 'fromAddress' | 'templateId' | 'segmentId' | 'html' | 'text'
+  | 'name'
+  | 'subject'
+  | 'fromAddress'
+  | 'templateId'
+  | 'segmentId'
+  | 'html'
+  | 'text'
+  | 'ratePerMinute'
 >;
+
+/** A state change of one conditional UPDATE: from these statuses to that one. */
+export interface Transition {
+  from: CampaignStatus[];
+  to: CampaignStatus;
+  /** Other columns the change sets (send_at when scheduling, …). */
+  set?: Prisma.CampaignUpdateManyMutationInput;
+}
 
 /** Where a campaign's fan-out stands (read with the row locked). */
 export interface FanoutCheckpoint {
@@ -36,8 +51,9 @@ export interface OutcomeCounts {
 }
 
 /**
- * The campaigns table and its only writer: the definitions (CRUD while a draft), the status
- * (draft → sending → sent), the fan-out checkpoint and the counters. Counters move in bulk,
+ * The campaigns table and its only writer: the definitions (CRUD before the send), the status
+ * (draft → scheduled → sending ⇄ paused → sent, or cancelled), the fan-out checkpoint and the
+ * counters. Counters move in bulk,
  * inside the transaction that writes the ledger rows they count, never once per message.
  * The raw statements are in campaigns.sql.ts.
  */
@@ -53,18 +69,30 @@ export class CampaignsRepository {
     return this.prisma.campaign.findFirst({ where: { accountId, id } });
   }
 
+  /** Just the status: what a delivery job re-reads while it claims (pause, cancel). */
+  async statusOf(accountId: AccountId, id: string): Promise<CampaignStatus | undefined> {
+    const row = await this.prisma.campaign.findFirst({
+      where: { accountId, id },
+      select: { status: true },
+    });
+    return row?.status;
+  }
+
   create(accountId: AccountId, id: string, columns: CampaignColumns): Promise<Campaign> {
     return this.prisma.campaign.create({ data: { ...columns, id, accountId } });
   }
 
-  /** Changes a draft; null when there is no draft with that id (missing, or already sending). */
-  async updateDraft(
+  /**
+   * Changes a campaign that has not started (a draft, or scheduled); null when there is none
+   * with that id (missing, or sending already).
+   */
+  async updateUnsent(
     accountId: AccountId,
     id: string,
     columns: Partial<CampaignColumns>,
   ): Promise<Campaign | null> {
     const { count } = await this.prisma.campaign.updateMany({
-      where: { accountId, id, status: 'draft' },
+      where: { accountId, id, status: { in: ['draft', 'scheduled'] } },
       // Stamped here too: Prisma skips @updatedAt when no other column changes, and an empty
       // PATCH still counts as an update.
       data: { ...columns, updatedAt: new Date() },
@@ -87,6 +115,55 @@ export class CampaignsRepository {
    */
   async startSending(accountId: AccountId, id: string): Promise<boolean> {
     return (await this.prisma.$executeRaw(sql.startSending(accountId, id))) === 1;
+  }
+
+  /**
+   * Moves the campaign from one of `transition.from` to `transition.to` in one conditional
+   * UPDATE: of concurrent changes, the first wins and the others find the status moved on.
+   * Null when the campaign was not in one of those states.
+   */
+  async transition(
+    accountId: AccountId,
+    id: string,
+    transition: Transition,
+  ): Promise<Campaign | null> {
+    const { count } = await this.prisma.campaign.updateMany({
+      where: { accountId, id, status: { in: transition.from } },
+      data: { ...transition.set, status: transition.to, updatedAt: new Date() },
+    });
+    return count === 0 ? null : this.findById(accountId, id);
+  }
+
+  /** The schedule poller's claim of a due campaign: scheduled → sending, content frozen. */
+  async startScheduled(accountId: AccountId, id: string): Promise<boolean> {
+    return (await this.prisma.$executeRaw(sql.startScheduled(accountId, id))) === 1;
+  }
+
+  /**
+   * Scheduled campaigns whose time has come, across accounts (the poller looks after every
+   * account's schedule, so this is where account ids come from rather than go to).
+   */
+  async dueCampaigns(
+    limit: number,
+  ): Promise<{ accountId: AccountId; id: string; fromAddress: string }[]> {
+    const rows = await this.prisma.$queryRaw<
+      { account_id: string; id: string; from_address: string }[]
+    >(sql.dueCampaigns(limit));
+    return rows.map((row) => ({
+      accountId: accountIdOfRow(row.account_id),
+      id: row.id,
+      fromAddress: row.from_address,
+    }));
+  }
+
+  /** Cancels an unfinished campaign inside `tx`, its row locked until `tx` ends. */
+  async markCancelled(accountId: AccountId, id: string, tx: Db): Promise<boolean> {
+    return (await tx.$executeRaw(sql.markCancelled(accountId, id))) === 1;
+  }
+
+  /** Counts the recipients a cancellation left unsent, inside its transaction. */
+  async countCancelled(accountId: AccountId, id: string, count: number, tx: Db): Promise<void> {
+    if (count > 0) await tx.$executeRaw(sql.countCancelled(accountId, id, count));
   }
 
   /**

@@ -1,8 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Campaign } from '../generated/prisma/client';
 import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { SenderDomainsService } from '../domains/sender-domains.service';
+import { HeraldConfig } from '../platform/config/config';
+import { CONFIG } from '../platform/config/config.module';
 import { isUuid, newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
 import {
@@ -25,6 +27,8 @@ import {
   presentCampaignStats,
   SendAcceptedResponse,
 } from './campaign.presenter';
+import { StatsService } from '../stats/stats.service';
+import { CampaignEvents } from './campaign-events';
 import { CampaignSendQueue } from './campaign-send-queue';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignColumns, CampaignsRepository } from './campaigns.repository';
@@ -44,6 +48,9 @@ export class CampaignsService {
     private readonly paginator: Paginator,
     private readonly senderDomains: SenderDomainsService,
     private readonly audit: AuditLog,
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly events: CampaignEvents,
+    private readonly statistics: StatsService,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<CampaignResponse>> {
@@ -52,12 +59,27 @@ export class CampaignsService {
       'campaigns',
       query,
       (page) => this.campaigns.listPage(caller.accountId, page),
-      presentCampaign,
+      (row) => this.present(row),
     );
   }
 
   async get(caller: Principal, id: string): Promise<CampaignResponse> {
-    return presentCampaign(await this.find(caller.accountId, id));
+    return this.present(await this.find(caller.accountId, id));
+  }
+
+  /** The campaign as clients see it; its expected finish counts the account's send rate. */
+  present(row: Campaign): CampaignResponse {
+    return presentCampaign(row, this.config.sendRatePerMinute);
+  }
+
+  /** The campaign's row, for the other campaign services; 404 when there is none. */
+  findRow(accountId: AccountId, id: string): Promise<Campaign> {
+    return this.find(accountId, id);
+  }
+
+  /** What a send checks before it starts (422 otherwise): see validate. */
+  assertSendable(accountId: AccountId, campaign: Campaign): Promise<void> {
+    return this.validate(accountId, columnsOf(campaign));
   }
 
   async create(caller: Principal, body: CreateCampaignDto): Promise<CampaignResponse> {
@@ -69,6 +91,7 @@ export class CampaignsService {
       segmentId: body.segment_id ?? null,
       html: body.html ?? null,
       text: body.text ?? null,
+      ratePerMinute: body.rate_per_minute ?? null,
     };
     await this.validate(caller.accountId, columns);
     const created = await this.campaigns.create(caller.accountId, newId(), columns);
@@ -76,12 +99,12 @@ export class CampaignsService {
       action: 'campaign.created',
       metadata: { campaign_id: created.id },
     });
-    return presentCampaign(created);
+    return this.present(created);
   }
 
   async update(caller: Principal, id: string, body: UpdateCampaignDto): Promise<CampaignResponse> {
     const current = await this.find(caller.accountId, id);
-    if (current.status !== 'draft') throw new CampaignNotDraftError();
+    if (!isEditable(current)) throw new CampaignNotDraftError();
     const changes: Partial<CampaignColumns> = {};
     if (body.name !== undefined) changes.name = body.name;
     if (body.subject !== undefined) changes.subject = body.subject;
@@ -90,6 +113,7 @@ export class CampaignsService {
     if (body.segment_id !== undefined) changes.segmentId = body.segment_id;
     if (body.html !== undefined) changes.html = body.html;
     if (body.text !== undefined) changes.text = body.text;
+    if (body.rate_per_minute !== undefined) changes.ratePerMinute = body.rate_per_minute;
     // Choosing a template replaces inline content, and inline content replaces a template,
     // so a client can switch between the two with one PATCH.
     if (changes.templateId && body.html === undefined && body.text === undefined) {
@@ -100,9 +124,9 @@ export class CampaignsService {
       changes.templateId = null;
     }
     await this.validate(caller.accountId, { ...columnsOf(current), ...changes });
-    const updated = await this.campaigns.updateDraft(caller.accountId, id, changes);
+    const updated = await this.campaigns.updateUnsent(caller.accountId, id, changes);
     if (!updated) throw new CampaignNotDraftError();
-    return presentCampaign(updated);
+    return this.present(updated);
   }
 
   async delete(caller: Principal, id: string): Promise<void> {
@@ -118,21 +142,23 @@ export class CampaignsService {
   }
 
   /**
-   * Starts the send. The conditional UPDATE in startSending lets exactly one of any number of
-   * concurrent calls through; everyone else gets 409. The fan-out job is enqueued after the
+   * Starts the send (of a draft, or of a scheduled campaign at once). The conditional UPDATE
+   * in startSending lets exactly one of any number of concurrent calls through; everyone else
+   * gets 409. The fan-out job is enqueued after the
    * commit; if that enqueue fails the send is still accepted (PostgreSQL holds it) and the
    * workers' watchdog starts it.
    */
   async send(caller: Principal, id: string): Promise<SendAcceptedResponse> {
     const { accountId } = caller;
     const current = await this.find(accountId, id);
-    if (current.status !== 'draft') throw new CampaignAlreadySentError();
+    if (!isEditable(current)) throw new CampaignAlreadySentError();
     await this.validate(accountId, columnsOf(current));
     if (!(await this.campaigns.startSending(accountId, id))) {
       await this.find(accountId, id); // deleted meanwhile → 404
       throw new CampaignAlreadySentError();
     }
     await this.audit.recordBy(caller, { action: 'campaign.sent', metadata: { campaign_id: id } });
+    await this.events.statusChanged(accountId, id, 'campaign.sending');
     try {
       await withinDeadline(
         this.queue.enqueueFanout(accountId, id),
@@ -151,7 +177,8 @@ export class CampaignsService {
     const campaign = await this.find(caller.accountId, id);
     const outstanding =
       campaign.status === 'sending' ? await this.ledger.outstanding(caller.accountId, id) : 0;
-    return presentCampaignStats(campaign, outstanding);
+    const engagement = await this.statistics.campaignEngagement(caller.accountId, id);
+    return presentCampaignStats(campaign, outstanding, engagement);
   }
 
   private async find(accountId: AccountId, id: string): Promise<Campaign> {
@@ -207,6 +234,11 @@ export class CampaignsService {
   }
 }
 
+/** Drafts and scheduled campaigns: nothing has been sent, so everything may still change. */
+function isEditable(campaign: Campaign): boolean {
+  return campaign.status === 'draft' || campaign.status === 'scheduled';
+}
+
 function columnsOf(campaign: Campaign): CampaignColumns {
   return {
     name: campaign.name,
@@ -216,5 +248,6 @@ function columnsOf(campaign: Campaign): CampaignColumns {
     segmentId: campaign.segmentId,
     html: campaign.html,
     text: campaign.text,
+    ratePerMinute: campaign.ratePerMinute,
   };
 }

@@ -4,11 +4,8 @@ import type { ActivityKind } from './campaign-ledger.sql';
 
 // Every raw statement over the campaigns table. Only CampaignsRepository runs them.
 
-/**
- * Claims the send: draft → sending in one conditional UPDATE, freezing the content (a
- * template's html and text are copied onto the campaign).
- */
-export const startSending = (accountId: AccountId, id: string) => Prisma.sql`
+/** The start of a send, shared by the send call and the schedule poller. */
+const START_SENDING = Prisma.sql`
   UPDATE campaigns c
      SET status = 'sending',
          started_at = now(),
@@ -19,8 +16,32 @@ export const startSending = (accountId: AccountId, id: string) => Prisma.sql`
                             WHERE t.id = c.template_id AND t.account_id = c.account_id) END,
          text = CASE WHEN c.template_id IS NULL THEN c.text
                      ELSE (SELECT t.text FROM templates t
-                            WHERE t.id = c.template_id AND t.account_id = c.account_id) END
-   WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid AND c.status = 'draft'`;
+                            WHERE t.id = c.template_id AND t.account_id = c.account_id) END`;
+
+/**
+ * Claims the send: draft (or scheduled: "send now") → sending in one conditional UPDATE,
+ * freezing the content (a template's html and text are copied onto the campaign).
+ */
+export const startSending = (accountId: AccountId, id: string) => Prisma.sql`
+  ${START_SENDING}
+   WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid
+     AND c.status IN ('draft', 'scheduled')`;
+
+/**
+ * The schedule poller's claim: a scheduled campaign whose time has come starts sending. The
+ * time is checked again here, so a campaign moved to a later time meanwhile stays put.
+ */
+export const startScheduled = (accountId: AccountId, id: string) => Prisma.sql`
+  ${START_SENDING}
+   WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid
+     AND c.status = 'scheduled' AND c.send_at <= now()`;
+
+/** Scheduled campaigns whose time has come, oldest first: the one query across accounts. */
+export const dueCampaigns = (limit: number) => Prisma.sql`
+  SELECT account_id::text, id::text, from_address FROM campaigns
+   WHERE status = 'scheduled' AND send_at <= now()
+   ORDER BY send_at
+   LIMIT ${limit}`;
 
 /**
  * `sending` → `sent` once the audience is fully snapshotted and no recipient is pending or in
@@ -147,3 +168,18 @@ export const countFeedback = (accountId: AccountId, id: string, kind: FeedbackKi
     UPDATE campaigns SET ${column} = ${column} + 1
      WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
 };
+
+/**
+ * Cancels a campaign that has not finished: its row locked first (a fan-out batch in flight
+ * commits before this goes on, so no pending row appears after the ledger is swept).
+ */
+export const markCancelled = (accountId: AccountId, id: string) => Prisma.sql`
+  UPDATE campaigns
+     SET status = 'cancelled', cancelled_at = now(), updated_at = now(), progress_at = now()
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+     AND status IN ('draft', 'scheduled', 'sending', 'paused')`;
+
+/** The recipients a cancellation left unsent. */
+export const countCancelled = (accountId: AccountId, id: string, count: number) => Prisma.sql`
+  UPDATE campaigns SET cancelled_count = cancelled_count + ${count}
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;

@@ -1,4 +1,4 @@
-import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator';
@@ -28,9 +28,15 @@ export class TrackingController {
   ) {}
 
   @Get('open/:token')
-  async open(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {
+  async open(
+    @Param('token') token: string,
+    @Headers('user-agent') userAgent: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const ref = this.campaignRef(token);
-    await this.activity.recordOpen(ref).catch((error: unknown) => this.failed('open', error));
+    await this.activity
+      .recordOpen(ref, { userAgent })
+      .catch((error: unknown) => this.failed('open', error));
     await reply
       .header('content-type', 'image/gif')
       .header('cache-control', 'no-store, max-age=0')
@@ -42,6 +48,7 @@ export class TrackingController {
     @Param('token') token: string,
     @Query('u') target: unknown,
     @Query('s') signature: unknown,
+    @Headers('user-agent') userAgent: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const ref = this.campaignRef(token);
@@ -55,7 +62,9 @@ export class TrackingController {
     }
     const location = locationOf(target);
     if (!location) throw new NotFoundError('link');
-    await this.activity.recordClick(ref).catch((error: unknown) => this.failed('click', error));
+    await this.activity
+      .recordClick(ref, target, { userAgent })
+      .catch((error: unknown) => this.failed('click', error));
     await reply.header('cache-control', 'no-store').redirect(location, 302);
   }
 

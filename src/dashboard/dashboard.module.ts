@@ -17,7 +17,7 @@ import { AuditController } from './audit/audit.controller';
 import { PeopleModule } from './people/people.module';
 import { LoginThrottle } from './sessions/login-throttle';
 import { SessionsModule } from './sessions/sessions.module';
-import { RootRedirectController } from './spa/root-redirect.controller';
+import { RootController } from './spa/root.controller';
 import { SpaController } from './spa/spa.controller';
 import { findWebRoot } from './spa/web-assets';
 
@@ -36,7 +36,7 @@ import { findWebRoot } from './spa/web-assets';
     KeysController,
     AuditController,
     SpaController,
-    RootRedirectController,
+    RootController,
   ],
   providers: [LoginThrottle, SessionIssuer, DashboardKeysService, DashboardAuditService],
   // The session check of RouteGuard, which AppModule registers.

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { CampaignsCoreModule } from '../campaigns/campaigns-core.module';
 import { ErasureModule } from '../erasure/erasure.module';
+import { StatsCoreModule } from '../stats/stats-core.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { TransactionalCoreModule } from '../transactional/transactional.module';
@@ -19,6 +20,7 @@ import { VerpModule } from './verp.module';
   imports: [
     AccountsModule,
     CampaignsCoreModule,
+    StatsCoreModule,
     TransactionalCoreModule,
     SubscribersModule,
     SuppressionCoreModule,

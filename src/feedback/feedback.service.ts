@@ -3,7 +3,9 @@ import { CampaignFeedbackCounters } from '../campaigns/campaign-feedback-counter
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import { SubscribersService } from '../subscribers/subscribers.service';
+import { MailEvents } from '../stats/mail-events';
 import { SuppressionList } from '../suppression/suppression-list';
+import { feedbackMailEvent } from './feedback-events';
 import { FeedbackOutcome, FeedbackReport, messageKey } from './feedback-report';
 import { FeedbackRepository } from './feedback.repository';
 import { SentMessageLookup } from './sent-message-lookup';
@@ -25,6 +27,7 @@ export class FeedbackService {
     private readonly subscribers: SubscribersService,
     private readonly suppressions: SuppressionList,
     private readonly campaignCounters: CampaignFeedbackCounters,
+    private readonly mailEvents: MailEvents,
   ) {}
 
   async apply(report: FeedbackReport): Promise<FeedbackOutcome> {
@@ -55,6 +58,7 @@ export class FeedbackService {
       if (reason) {
         await this.suppressions.suppress(accountId, message.emailNormalized, reason, tx);
       }
+      await this.mailEvents.record(tx, accountId, [feedbackMailEvent(message, report)]);
       return 'applied';
     });
     this.logger.log({ source: report.source, kind: report.kind, outcome }, 'delivery feedback');
@@ -99,6 +103,12 @@ export class FeedbackService {
           effect.suppress,
           tx,
         );
+      }
+      if (effect) {
+        const unsubscribed = { subscriberId: ref.subscriberId, source: 'link' };
+        await this.mailEvents.record(tx, ref.accountId, [
+          { kind: 'unsubscribed', ...unsubscribed },
+        ]);
       }
     });
   }

@@ -84,6 +84,29 @@ export const WATCHDOG_IDLE_SECONDS = 60;
 /** Stalled campaigns revived per tick; the next tick takes the rest. */
 export const WATCHDOG_BATCH = 100;
 
+// --- Campaign send: schedule, pause, throttle -------------------------------------------------
+
+/**
+ * How often every worker process looks for scheduled campaigns whose time has come: a
+ * campaign starts within about this long of its send_at (one indexed query per tick).
+ */
+export const SCHEDULE_TICK_MS = 1_000;
+/** Due campaigns started per tick; the next tick takes the rest. */
+export const SCHEDULE_BATCH = 50;
+/**
+ * How often a delivery job re-reads its campaign's status while it claims: a pause or a
+ * cancellation stops every job's claims within about this long, at one indexed read each.
+ */
+export const SEND_STATUS_CHECK_MS = 1_000;
+/** A throttled job whose Redis call failed asks again after this long (it never sends unthrottled). */
+export const SEND_RATE_RETRY_MS = 1_000;
+/**
+ * After a resume, the fan-out runs again this much later too: a delivery job still finishing
+ * its last messages when the campaign was resumed kept the new job of its batch from being
+ * added (job ids are stable), and by then it is gone.
+ */
+export const RESUME_RECHECK_MS = 5_000;
+
 // --- Transactional mail ----------------------------------------------------------------------
 
 /**
@@ -119,6 +142,19 @@ export const IDEMPOTENCY_CLAIM_LEASE_SECONDS = 30;
 /** api_keys.last_used_at is written at most this often per key, to keep writes off the hot path. */
 export const KEY_TOUCH_INTERVAL_MS = 60_000;
 /**
+ * How long a process trusts an API key it verified without reading api_keys again. Changes to
+ * a key reach every API process at once through PostgreSQL's notifications (ApiKeyCache);
+ * this is the bound for one that was missed, i.e. the longest a revoked key can still work.
+ */
+export const KEY_CACHE_TTL_MS = 10_000;
+/** Verified keys one process keeps; past it the oldest is dropped (read again when used). */
+export const KEY_CACHE_MAX_ENTRIES = 10_000;
+/** How long start-up waits for the key change listener, so the cache is on from the start. */
+export const KEY_CHANGES_CONNECT_WAIT_MS = 2_000;
+/** First retry of a lost key change listener, doubling up to the maximum. */
+export const KEY_CHANGES_RECONNECT_MS = 1_000;
+export const KEY_CHANGES_RECONNECT_MAX_MS = 30_000;
+/**
  * How long a process trusts the per-account rate limits it read: they change rarely and are
  * read on every request, and a changed limit takes effect within this.
  */
@@ -136,6 +172,53 @@ export const ENQUEUE_DEADLINE_MS = 1_000;
 export const REDIS_DOWN_LOG_EVERY_MS = 30_000;
 /** How long start-up waits for the shared Redis connection before going on without it. */
 export const REDIS_READY_WAIT_MS = 2_000;
+
+// --- Outbound webhooks -----------------------------------------------------------------------
+
+/**
+ * How long a process trusts the endpoints it read for an account. Events are published on the
+ * send hot path; an endpoint created or disabled in another process is seen within this.
+ */
+export const WEBHOOK_ENDPOINTS_CACHE_MS = 5_000;
+/**
+ * The Standard Webhooks retry schedule: the delay before each attempt (the first at once),
+ * eight attempts over about 27 hours; a 2xx ends it, the last failure fails the delivery.
+ */
+export const WEBHOOK_SCHEDULE_MS = [
+  0,
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3600_000,
+  5 * 3600_000,
+  10 * 3600_000,
+  10 * 3600_000,
+];
+/** An endpoint whose every attempt failed for this long is disabled, with the reason. */
+export const WEBHOOK_DISABLE_AFTER_DAYS = 5;
+/** How long an endpoint may take to answer; a slower one is a failed attempt. */
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** Longer than any attempt: a claim this old belongs to a dead dispatcher and is due again. */
+export const WEBHOOK_CLAIM_LEASE_MS = 60_000;
+/**
+ * Requests one process keeps in flight. Webhooks share the workers' cores with the campaign
+ * send; this bounds what they take from it (bench/campaign-send --webhook).
+ */
+export const WEBHOOK_CONCURRENCY = 32;
+/**
+ * …and while any worker delivers campaign mail: mail first. A 100k send is not slowed by the
+ * 200k events it causes (bench/campaign-send BENCH_WEBHOOK=1); they catch up after it.
+ */
+export const WEBHOOK_CONCURRENCY_WHILE_SENDING = 2;
+/** Deliveries claimed per statement. */
+export const WEBHOOK_CLAIM_BATCH = 50;
+/** How often an idle dispatcher looks for due deliveries (other processes' events, retries). */
+export const WEBHOOK_POLL_MS = 1_000;
+/** Results written at once, at most this long after the first of them. */
+export const WEBHOOK_RESULT_BATCH = 100;
+export const WEBHOOK_RESULT_DELAY_MS = 50;
+/** Finished deliveries (and their log) are kept this long. */
+export const WEBHOOK_RETENTION_DAYS = 30;
 
 // --- Data in bulk: imports, exports, stored files ---------------------------------------------
 

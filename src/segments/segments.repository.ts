@@ -44,12 +44,12 @@ export class SegmentsRepository {
 
   /**
    * Deleting a segment sets campaign.segment_id to NULL, which would silently widen a
-   * pending campaign to every subscriber; so a segment that a campaign not yet sent uses
-   * is kept. The check and the delete are one statement.
+   * pending campaign to every subscriber; so a segment that a campaign not yet sent (nor
+   * cancelled) uses is kept. The check and the delete are one statement.
    */
   async delete(accountId: AccountId, id: string): Promise<DeleteOutcome> {
     const { count } = await this.prisma.segment.deleteMany({
-      where: { accountId, id, campaigns: { none: { status: { not: 'sent' } } } },
+      where: { accountId, id, campaigns: { none: { status: { notIn: ['sent', 'cancelled'] } } } },
     });
     if (count > 0) return 'deleted';
     return (await this.findById(accountId, id)) ? 'in_use' : 'not_found';

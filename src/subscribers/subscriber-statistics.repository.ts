@@ -107,4 +107,9 @@ export class SubscriberStatisticsRepository {
   ): Promise<boolean> {
     return (await tx.$executeRaw(sql.countEngagement(kind, accountId, subscriberId))) > 0;
   }
+
+  /** Revenue of a conversion; false when the subscriber no longer exists. */
+  async addRevenue(accountId: AccountId, id: string, cents: number, tx: Db): Promise<boolean> {
+    return (await tx.$executeRaw(sql.addRevenue(accountId, id, cents))) > 0;
+  }
 }

@@ -66,4 +66,9 @@ export class SubscriberStatistics {
   recordEngagement(accountId: AccountId, subscriberId: string, kind: EngagementKind, tx: Db) {
     return this.statistics.countEngagement(accountId, subscriberId, kind, tx);
   }
+
+  /** A conversion's revenue (POST /v1/conversions); false when the subscriber is gone. */
+  addRevenue(accountId: AccountId, subscriberId: string, cents: number, tx: Db) {
+    return this.statistics.addRevenue(accountId, subscriberId, cents, tx);
+  }
 }

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
+import { StatsCoreModule } from '../stats/stats-core.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { SubscriberCounts } from './subscriber-counts';
+import { SubscriberEventSubjects } from './subscriber-event-subjects';
 import { SubscriberBulkWriter } from './subscriber-bulk-writer';
 import { SubscriberErasure } from './subscriber-erasure';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
@@ -12,7 +15,7 @@ import { SubscribersRepository } from './subscribers.repository';
 import { SubscribersService } from './subscribers.service';
 
 @Module({
-  imports: [ErasureModule, SuppressionCoreModule],
+  imports: [ErasureModule, StatsCoreModule, SuppressionCoreModule],
   controllers: [SubscribersController, SubscribersDashboardController],
   providers: [
     SubscribersRepository,
@@ -21,9 +24,11 @@ import { SubscribersService } from './subscribers.service';
     SubscribersService,
     SubscriberStatistics,
     SubscriberErasure,
+    SubscriberCounts,
+    SubscriberEventSubjects,
     SubscriberBulkWriter,
   ],
   // Other modules read and count through these services, never the repositories.
-  exports: [SubscribersService, SubscriberStatistics, SubscriberBulkWriter],
+  exports: [SubscribersService, SubscriberStatistics, SubscriberCounts, SubscriberBulkWriter],
 })
 export class SubscribersModule {}

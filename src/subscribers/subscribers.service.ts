@@ -22,6 +22,8 @@ import { SuppressionList } from '../suppression/suppression-list';
 import type { FeedbackKind } from '../feedback/feedback-report';
 import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
 import { SubscribersRepository } from './subscribers.repository';
+import { WebhookPublisher } from '../webhooks/webhook-publisher';
+import { subscriberEvent } from './subscriber-events';
 import { PgPool } from '../platform/database/pg-pool';
 import { checkAgainstDto, MAX_DETAILS } from '../platform/errors/validation.pipe';
 import { BatchResponse, BatchResultDto } from './subscriber-batch.dto';
@@ -48,6 +50,7 @@ export class SubscribersService {
     private readonly statistics: SubscriberStatistics,
     private readonly paginator: Paginator,
     private readonly searches: SubscriberSearchRepository,
+    private readonly events: WebhookPublisher,
     private readonly bulk: SubscriberBulkWriter,
     private readonly pool: PgPool,
   ) {}
@@ -92,7 +95,9 @@ export class SubscribersService {
         if (await this.subscribers.emailTaken(accountId, normalizeEmail(body.email), tx)) {
           throw emailTaken();
         }
-        return this.subscribers.create(accountId, newId(), columns, tx);
+        const created = await this.subscribers.create(accountId, newId(), columns, tx);
+        await this.events.publish(tx, accountId, [subscriberEvent('subscriber.created', created)]);
+        return created;
       },
     );
     return presentSubscriber(row);
@@ -138,6 +143,7 @@ export class SubscribersService {
         const row = await this.subscribers.update(accountId, id, columns, tx);
         // Gone between the read and the lock: only an erasure deletes subscribers.
         if (!row) throw new EmailErasedError();
+        await this.events.publish(tx, accountId, [subscriberEvent('subscriber.updated', row)]);
         return row;
       },
     );

@@ -143,6 +143,11 @@ export const countEngagement = (kind: EngagementKind, accountId: AccountId, id: 
      WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
 };
 
+/** A conversion's revenue, on the subscriber's statistics (a refund is negative). */
+export const addRevenue = (accountId: AccountId, id: string, cents: number) => Prisma.sql`
+  UPDATE subscribers SET stat_revenue_cents = stat_revenue_cents + ${cents}::bigint
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+
 /**
  * A suppression entry was removed: the subscriber with that address goes back to
  * `subscribed` if its status is still the one the entry caused (`fromStatus`), and its

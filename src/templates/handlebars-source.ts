@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { syntaxErrorAt, syntaxErrorOf } from './template-syntax-error';
 
 export type RenderFn = (variables: Record<string, unknown>) => string;
 
@@ -25,26 +26,32 @@ const COMPILE_OPTIONS = {
  * (`{{lookup a}}` throws only when `a` is set: at send time, for some recipients).
  */
 const HELPER_ARITY: ReadonlyMap<string, { count: number; message: string }> = new Map([
-  ['if', { count: 1, message: '#if requires exactly one argument' }],
-  ['unless', { count: 1, message: '#unless requires exactly one argument' }],
-  ['with', { count: 1, message: '#with requires exactly one argument' }],
-  ['each', { count: 1, message: '#each requires exactly one argument' }],
-  ['lookup', { count: 2, message: 'lookup requires exactly two arguments' }],
+  ['if', { count: 1, message: '#if requires exactly one argument.' }],
+  ['unless', { count: 1, message: '#unless requires exactly one argument.' }],
+  ['with', { count: 1, message: '#with requires exactly one argument.' }],
+  ['each', { count: 1, message: '#each requires exactly one argument.' }],
+  ['lookup', { count: 2, message: 'lookup requires exactly two arguments.' }],
 ]);
 
 /**
- * Compiles one template field eagerly. Throws an Error whose message is Handlebars' own
- * (parser, compiler) or names the unsupported construct.
+ * Compiles one template field eagerly. Throws a TemplateSyntaxError: what is wrong, in words
+ * for the template's author, and where (line and column) when the parser or compiler knows.
  */
 export function compileSource(source: string, escapeHtml: boolean): RenderFn {
-  new SupportedSyntax().accept(handlebars.parse(source));
-  const template = handlebars.compile<Record<string, unknown>>(source, {
-    ...COMPILE_OPTIONS,
-    noEscape: !escapeHtml,
-  });
-  // Handlebars compiles lazily on the first call; one render over no data forces it now.
-  template({});
-  return (variables) => template(variables);
+  try {
+    new SupportedSyntax().accept(handlebars.parse(source));
+    const template = handlebars.compile<Record<string, unknown>>(source, {
+      ...COMPILE_OPTIONS,
+      noEscape: !escapeHtml,
+    });
+    // Handlebars compiles lazily on the first call; one render over no data forces it now.
+    template({});
+    return (variables) => template(variables);
+  } catch (error) {
+    // Out of stack on deep nesting: the worker says so in its own words.
+    if (error instanceof RangeError) throw error;
+    throw syntaxErrorOf(error, source);
+  }
 }
 
 /**
@@ -53,19 +60,19 @@ export function compileSource(source: string, escapeHtml: boolean): RenderFn {
  */
 class SupportedSyntax extends Handlebars.Visitor {
   override PartialStatement(node: hbs.AST.PartialStatement): void {
-    throw syntaxError('Partials ({{> name}}) are not supported', node);
+    throw syntaxErrorAt('Partials ({{> name}}) are not supported.', node);
   }
 
   override PartialBlockStatement(node: hbs.AST.PartialBlockStatement): void {
-    throw syntaxError('Partials ({{#> name}}) are not supported', node);
+    throw syntaxErrorAt('Partials ({{#> name}}) are not supported.', node);
   }
 
   override Decorator(node: hbs.AST.Decorator): void {
-    throw syntaxError('Decorators are not supported', node);
+    throw syntaxErrorAt('Decorators are not supported.', node);
   }
 
   override DecoratorBlock(node: hbs.AST.DecoratorBlock): void {
-    throw syntaxError('Decorators are not supported', node);
+    throw syntaxErrorAt('Decorators are not supported.', node);
   }
 
   override BlockStatement(node: hbs.AST.BlockStatement): void {
@@ -90,9 +97,5 @@ function checkArity(
   const name =
     node.path.type === 'PathExpression' ? (node.path as hbs.AST.PathExpression).original : '';
   const arity = HELPER_ARITY.get(name);
-  if (arity && node.params.length !== arity.count) throw syntaxError(arity.message, node);
-}
-
-function syntaxError(message: string, node: hbs.AST.Node): Error {
-  return new Error(`${message} - ${node.loc.start.line}:${node.loc.start.column}`);
+  if (arity && node.params.length !== arity.count) throw syntaxErrorAt(arity.message, node);
 }

@@ -154,20 +154,24 @@ describe('compileMessage', () => {
   });
 
   describe('rejects with one invalid_template detail per failing field', () => {
-    it('reports the parser message', async () => {
+    it('says where each field goes wrong: in the message, and as line and column', async () => {
       const details = await detailsOf(
-        content({ subject: 'Hi {{first_name', html: '<p>{{#if x}}</p>' }),
+        content({ subject: 'Hi {{first_name', html: '<p>ok</p>\n<p>{{#if x}}</p>' }),
       );
       expect(details).toEqual([
         {
           field: 'subject',
           code: 'invalid_template',
-          message: expect.stringContaining('Parse error on line 1'),
+          message: 'On line 1, column 4: this {{…}} tag is never closed with }}.',
+          line: 1,
+          column: 4,
         },
         {
           field: 'html',
           code: 'invalid_template',
-          message: expect.stringContaining('Parse error'),
+          message: 'On line 2, column 4: {{#if}} is never closed; add {{/if}} where it ends.',
+          line: 2,
+          column: 4,
         },
       ]);
     });
@@ -191,10 +195,16 @@ describe('compileMessage', () => {
         '{{#with (lookup a)}}x{{/with}}',
         'lookup requires exactly two',
       ],
-      ['a mismatched block', '{{#if a}}x{{/each}}', "if doesn't match each"],
+      ['a mismatched block', '{{#if a}}x{{/each}}', '{{#if}} is closed by {{/each}}'],
     ])('%s', async (_, text, message) => {
       expect(await detailsOf(content({ text }))).toEqual([
-        { field: 'text', code: 'invalid_template', message: expect.stringContaining(message) },
+        {
+          field: 'text',
+          code: 'invalid_template',
+          message: expect.stringContaining(message),
+          line: 1,
+          column: expect.any(Number),
+        },
       ]);
     });
   });

@@ -67,10 +67,10 @@ const COMPILED_MESSAGES = 10_000;
 
 /**
  * Checks that every field compiles, on a worker thread (Handlebars takes seconds on large
- * templates); throws ValidationFailedError (422, one detail per bad field, with the line) on
- * syntax errors, and `too_complex` past MAX_EXPRESSIONS or the time and memory a compile may
- * take. Rendering (also on a worker) escapes HTML in `html` only: text and subject are not
- * HTML.
+ * templates); throws ValidationFailedError (422, one detail per bad field, with its line and
+ * column) on syntax errors, and `too_complex` past MAX_EXPRESSIONS or the time and memory a
+ * compile may take. Rendering (also on a worker) escapes HTML in `html` only: text and
+ * subject are not HTML.
  */
 export async function compileMessage(content: MessageContent): Promise<CompiledMessage> {
   const fields = FIELDS.map((name) => {
@@ -146,8 +146,12 @@ async function compileField(field: Field, affinity: string): Promise<ErrorDetail
     if (!(error instanceof TemplateWorkerError)) throw error;
     return fail('too_complex', `${field.name} is too complex to compile.`);
   }
-  if (!reply.ok) return fail('invalid_template', reply.missing ? 'not compiled' : reply.error);
-  return null;
+  if (reply.ok) return null;
+  if (reply.missing) return fail('invalid_template', 'not compiled');
+  const { line, column } = reply;
+  // Where, as numbers too: an editor can put the cursor there.
+  const at = line !== undefined && column !== undefined ? { line, column } : {};
+  return { ...fail('invalid_template', reply.error), ...at };
 }
 
 /** `{{` occurrences, counted with indexOf: linear, and an upper bound on expressions. */

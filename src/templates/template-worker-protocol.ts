@@ -24,4 +24,14 @@ export type WorkerRequest = WorkerTask & { id: number };
 export type WorkerReply =
   | { id: number; ok: true; outputs: (string | null)[] }
   | { id: number; ok: false; missing: true }
-  | { id: number; ok: false; missing?: false; error: string; field?: number };
+  | {
+      id: number;
+      ok: false;
+      missing?: false;
+      error: string;
+      /** Which of the render's fields failed. */
+      field?: number;
+      /** Where a field that does not compile goes wrong (TemplateSyntaxError's position). */
+      line?: number;
+      column?: number;
+    };

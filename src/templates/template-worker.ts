@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { convertHtmlToText } from '../platform/mail/text-part';
 import { compileSource, RenderFn } from './handlebars-source';
+import { TemplateSyntaxError } from './template-syntax-error';
 import { FieldRef, WorkerReply, WorkerRequest } from './template-worker-protocol';
 
 /**
@@ -49,7 +50,8 @@ function handle(request: WorkerRequest): WorkerReply {
       compiledField(request.field);
       return { id, ok: true, outputs: [] };
     } catch (error) {
-      return { id, ok: false, error: messageOf(error) };
+      const position = error instanceof TemplateSyntaxError ? error.position : undefined;
+      return { id, ok: false, error: messageOf(error), ...position };
     }
   }
   const renders = request.fields.map((field) => (field ? compiledField(field) : null));

@@ -54,12 +54,13 @@ export class TemplatesRepository {
 
   /**
    * Deleting a template sets campaign.template_id to NULL, which would leave a pending
-   * campaign with nothing to send; so a template that a campaign not yet sent uses is kept.
+   * campaign with nothing to send; so a template that a campaign not yet sent (nor cancelled)
+   * uses is kept.
    * The check and the delete are one statement.
    */
   async delete(accountId: AccountId, id: string): Promise<DeleteOutcome> {
     const { count } = await this.prisma.template.deleteMany({
-      where: { accountId, id, campaigns: { none: { status: { not: 'sent' } } } },
+      where: { accountId, id, campaigns: { none: { status: { notIn: ['sent', 'cancelled'] } } } },
     });
     if (count > 0) return 'deleted';
     return (await this.findById(accountId, id)) ? 'in_use' : 'not_found';

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../platform/database/prisma.service';
 import { SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
+import { MailEvents } from '../stats/mail-events';
 import { SuppressionList } from '../suppression/suppression-list';
+import { transactionalMailEvents } from './transactional-events';
 import {
   ClaimedMessage,
   MessageRef,
@@ -20,6 +22,7 @@ export class TransactionalOutcomes {
     private readonly messages: TransactionalMessagesRepository,
     private readonly statistics: SubscriberStatistics,
     private readonly suppressions: SuppressionList,
+    private readonly mailEvents: MailEvents,
   ) {}
 
   /** The relay accepted the message: sent, and counted as delivered. */
@@ -31,6 +34,12 @@ export class TransactionalOutcomes {
         emailNormalized,
         { delivered: true },
         tx,
+      );
+      const ref = { transactionalId: message.id, email: message.toAddress ?? emailNormalized };
+      await this.mailEvents.record(
+        tx,
+        message.accountId,
+        transactionalMailEvents({ ...ref, messageId: headerMessageId }, { delivered: true }),
       );
     });
   }
@@ -55,6 +64,14 @@ export class TransactionalOutcomes {
         bounce.emailNormalized,
         { delivered: false, hardBounce: bounce.hard },
         tx,
+      );
+      await this.mailEvents.record(
+        tx,
+        ref.accountId,
+        transactionalMailEvents(
+          { transactionalId: ref.id, email: bounce.emailNormalized },
+          { delivered: false, hardBounce: bounce.hard },
+        ),
       );
       if (bounce.hard || softLimit) {
         await this.suppressions.suppress(ref.accountId, bounce.emailNormalized, 'hard_bounce', tx);

@@ -7,9 +7,12 @@ import { QUEUES } from '../platform/queue/queue.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
+import { StatsCoreModule } from '../stats/stats-core.module';
 import { VerpModule } from '../feedback/verp.module';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { IdempotentRequests } from './idempotent-requests';
 import { TransactionalContent } from './transactional-content';
+import { TransactionalEvents } from './transactional-events';
 import { TransactionalErasureParticipant } from './transactional-erasure.participant';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { TransactionalOutcomes } from './transactional-outcomes';
@@ -27,17 +30,21 @@ import { TransactionalService } from './transactional.service';
 @Module({
   imports: [
     BullModule.registerQueue({ name: QUEUES.transactional }),
+    StatsCoreModule,
     SubscribersModule,
     SuppressionCoreModule,
   ],
   providers: [
+    TransactionalEvents,
     TransactionalMessagesRepository,
     IdempotencyKeysRepository,
+    IdempotentRequests,
     TransactionalOutcomes,
     TransactionalQueue,
     TransactionalSentMessages,
   ],
   exports: [
+    IdempotentRequests,
     TransactionalMessagesRepository,
     IdempotencyKeysRepository,
     TransactionalOutcomes,

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { SCOPES } from '../../src/auth/scopes';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TestApi, TestEnv } from '../support/test-env';
 import { ensureWebBuild, hasChromium, launchChromium, screenshot } from './browser';
@@ -88,8 +89,8 @@ describeWithChromium('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create API key' });
     await dialog.getByLabel('Name').fill('Storefront');
-    // All thirteen scopes are offered, grouped by resource.
-    await expect(dialog.getByRole('checkbox').count()).resolves.toBe(13);
+    // Every scope is offered, grouped by resource.
+    await expect(dialog.getByRole('checkbox').count()).resolves.toBe(SCOPES.length);
     await dialog.getByRole('checkbox', { name: /subscribers:read/ }).check();
     await dialog.getByRole('checkbox', { name: /subscribers:write/ }).check();
     await screenshot(page, '03-create-key', false);

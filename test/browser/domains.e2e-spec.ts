@@ -84,7 +84,7 @@ describeWithChromium('Sender domains page in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: 'Add a sender domain' });
     await dialog.getByLabel('Domain').fill('https://shop.example');
     await dialog.getByRole('button', { name: 'Add domain' }).click();
-    await dialog.getByText('must be a domain name').waitFor();
+    await dialog.getByText('Enter a domain name, like acme.com').waitFor();
     await dialog.getByLabel('Domain').fill('Shop.Example');
     await screenshot(page, 'domains-01-add', false);
     await dialog.getByRole('button', { name: 'Add domain' }).click();

@@ -1,6 +1,9 @@
 import request from 'supertest';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { ROUTE_SCOPES, Scope, SCOPES } from '../../src/auth/scopes';
+import { KEY_CACHE_TTL_MS } from '../../src/platform/settings';
 import { TestApi, TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
 
 const SOME_ID = '01900000-0000-7000-8000-000000000000';
 
@@ -126,17 +129,52 @@ describe('API keys and scopes', () => {
     }
   });
 
-  it('takes effect at once when a key is revoked', async () => {
+  // Verified keys are cached per process (ApiKeyCache) for KEY_CACHE_TTL_MS; a change to a
+  // key must reach the cache long before that, whoever made it.
+  const get = (key: string) =>
+    request(api.server).get('/v1/subscribers').set('Authorization', `Bearer ${key}`);
+  const refusedSoon = (key: string) =>
+    waitFor(async () => (await get(key)).status === 401, {
+      timeoutMs: KEY_CACHE_TTL_MS / 5,
+      message: 'the changed key is still accepted',
+    });
+
+  it('refuses a key at once in the process that revoked it', async () => {
     const { id, key } = await api.key(accountId, ['subscribers:read']);
-    await request(api.server)
-      .get('/v1/subscribers')
-      .set('Authorization', `Bearer ${key}`)
-      .expect(200);
-    await api.prisma.apiKey.update({ where: { id }, data: { status: 'revoked' } });
-    await request(api.server)
-      .get('/v1/subscribers')
-      .set('Authorization', `Bearer ${key}`)
-      .expect(401);
+    await get(key).expect(200);
+    expect(await api.app.get(ApiKeysService).setStatus(id, 'revoked')).toBe(true);
+    await get(key).expect(401);
+  });
+
+  it('refuses a key revoked or suspended elsewhere (CLI, another process, plain SQL) within moments', async () => {
+    for (const status of ['revoked', 'suspended']) {
+      const { id, key } = await api.key(accountId, ['subscribers:read']);
+      await get(key).expect(200);
+      await env.sql('UPDATE api_keys SET status = $2 WHERE id = $1', [id, status]);
+      await refusedSoon(key);
+    }
+  });
+
+  it('hears of changes again after losing its PostgreSQL connection', async () => {
+    const listeners = () =>
+      env.sql<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = 'herald-api-key-changes'
+            AND query ILIKE 'LISTEN%' AND state = 'idle'`,
+      );
+    const [before] = await waitFor(async () => {
+      const found = await listeners();
+      return found.length === 1 && found;
+    });
+    await env.sql('SELECT pg_terminate_backend($1)', [before.pid]);
+    await waitFor(async () => {
+      const found = await listeners();
+      return found.length === 1 && found[0].pid !== before.pid;
+    });
+    const { id, key } = await api.key(accountId, ['subscribers:read']);
+    await get(key).expect(200);
+    await env.sql("UPDATE api_keys SET status = 'revoked' WHERE id = $1", [id]);
+    await refusedSoon(key);
   });
 
   it('records when a key was last used', async () => {

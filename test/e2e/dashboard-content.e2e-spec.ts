@@ -185,6 +185,14 @@ describe('dashboard API: subscribers, content, audit, pages, CLI', () => {
     expect(missing.body.error.code).toBe('not_found');
   });
 
+  it('leads / to the dashboard, and only /', async () => {
+    for (const method of ['get', 'head'] as const) {
+      const root = await request(api.server)[method]('/').expect(302);
+      expect(root.headers.location).toBe('/dashboard');
+    }
+    expect((await request(api.server).get('/nothing-here')).status).toBe(404);
+  });
+
   it('creates a user with the operator CLI, who can then sign in', async () => {
     const accountId = (await owner.probe()).body.account.id;
     const result = await cli(

@@ -49,9 +49,27 @@ describe('templates that fail', () => {
       text: '{{lookup custom_fields}}',
     }).expect(422);
     expect(response.body.error.details).toEqual([
-      { field: 'subject', code: 'invalid_template', message: expect.stringMatching(/line 1/) },
-      { field: 'html', code: 'invalid_template', message: expect.stringMatching(/line 2/) },
-      { field: 'text', code: 'invalid_template', message: expect.stringMatching(/two arguments/) },
+      {
+        field: 'subject',
+        code: 'invalid_template',
+        message: expect.stringMatching(/line 1/),
+        line: 1,
+        column: 4,
+      },
+      {
+        field: 'html',
+        code: 'invalid_template',
+        message: expect.stringMatching(/line 2/),
+        line: 2,
+        column: 4,
+      },
+      {
+        field: 'text',
+        code: 'invalid_template',
+        message: expect.stringMatching(/two arguments/),
+        line: 1,
+        column: 1,
+      },
     ]);
   });
 

@@ -181,12 +181,12 @@ describe('templates (e2e)', () => {
   });
 
   describe('validation', () => {
-    it('answers 422 with the parser message for each template that does not compile', async () => {
+    it('answers 422 with the line and column for each template that does not compile', async () => {
       const response = await createTemplate({
         name: 'Broken',
         subject: 'Hi {{first_name',
-        html: '<p>{{#if vip}}VIP</p>',
-        text: 'fine {{first_name}}',
+        html: '<h1>Hi</h1>\n<p>{{#if vip}}VIP</p>\n<p>Bye</p>',
+        text: 'fine {{first_name}}\n\n  {{name "x}}',
       });
       expect(response.status).toBe(422);
       expect(response.body.error.code).toBe('validation_failed');
@@ -194,12 +194,39 @@ describe('templates (e2e)', () => {
         {
           field: 'subject',
           code: 'invalid_template',
-          message: expect.stringContaining('Parse error on line 1'),
+          message: 'On line 1, column 4: this {{…}} tag is never closed with }}.',
+          line: 1,
+          column: 4,
         },
         {
           field: 'html',
           code: 'invalid_template',
-          message: expect.stringContaining('Parse error'),
+          message: 'On line 2, column 4: {{#if}} is never closed; add {{/if}} where it ends.',
+          line: 2,
+          column: 4,
+        },
+        {
+          field: 'text',
+          code: 'invalid_template',
+          message: 'On line 3, column 10: a quoted value is not closed; add the closing ".',
+          line: 3,
+          column: 10,
+        },
+      ]);
+      // The same through PATCH.
+      const created = await createTemplate();
+      const patched = await http()
+        .patch(`/v1/templates/${created.body.id}`)
+        .set('Authorization', auth)
+        .send({ html: '<p>\n  {{#each items}}{{name}}{{/if}}\n</p>' });
+      expect(patched.status).toBe(422);
+      expect(patched.body.error.details).toEqual([
+        {
+          field: 'html',
+          code: 'invalid_template',
+          message: expect.stringMatching(/^On line 2, column 6: \{\{#each\}\} is closed by/),
+          line: 2,
+          column: 6,
         },
       ]);
     });
@@ -228,7 +255,13 @@ describe('templates (e2e)', () => {
         .send({ text: '{{#each}}{{/each}}' });
       expect(response.status).toBe(422);
       expect(response.body.error.details).toEqual([
-        { field: 'text', code: 'invalid_template', message: expect.any(String) },
+        {
+          field: 'text',
+          code: 'invalid_template',
+          message: expect.any(String),
+          line: 1,
+          column: 1,
+        },
       ]);
       const read = await http().get(`/v1/templates/${created.body.id}`).set('Authorization', auth);
       expect(read.body.text).toBe(welcome.text);

@@ -19,6 +19,11 @@ import { TestEnv } from '../support/test-env';
  * against the ledger they summarise, opens and clicks (people on the campaign, every event on
  * the subscriber), and transactional mail counted on the recipient's statistics.
  */
+const PERSON = {
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+};
+const LINK = 'https://acme.example/offer';
+
 describe('statistics counters', () => {
   let env: TestEnv;
   let ctx: TestContext;
@@ -45,6 +50,11 @@ describe('statistics counters', () => {
       tenant.accountId,
       campaignId,
       claimed.map((subscriberId) => ({ subscriberId, kind: 'delivered' as const })),
+    );
+    // A minute ago: opens and clicks right after delivery would be taken for a machine's.
+    await env.sql(
+      `UPDATE campaign_recipients SET sent_at = now() - interval '1 minute' WHERE campaign_id = $1`,
+      [campaignId],
     );
     return { tenant, accountId: tenant.accountId, campaignId, ids };
   }
@@ -109,10 +119,10 @@ describe('statistics counters', () => {
     const { accountId, campaignId, ids } = await delivered(3);
     const activity = ctx.get(RecipientActivityService);
     const [first, second] = ids;
-    await activity.recordOpen({ accountId, subscriberId: first, campaignId });
-    await activity.recordOpen({ accountId, subscriberId: first, campaignId });
-    await activity.recordClick({ accountId, subscriberId: first, campaignId });
-    await activity.recordOpen({ accountId, subscriberId: second, campaignId });
+    await activity.recordOpen({ accountId, subscriberId: first, campaignId }, PERSON);
+    await activity.recordOpen({ accountId, subscriberId: first, campaignId }, PERSON);
+    await activity.recordClick({ accountId, subscriberId: first, campaignId }, LINK, PERSON);
+    await activity.recordOpen({ accountId, subscriberId: second, campaignId }, PERSON);
 
     expect(await counters(ctx, campaignId)).toMatchObject({ open_count: 2, click_count: 1 });
     const stats = await statistics(ctx, ids);
@@ -138,10 +148,10 @@ describe('statistics counters', () => {
 
     await ctx
       .get(RecipientActivityService)
-      .recordOpen({ accountId, subscriberId: ids[0], campaignId });
+      .recordOpen({ accountId, subscriberId: ids[0], campaignId }, PERSON);
     await ctx
       .get(RecipientActivityService)
-      .recordClick({ accountId, subscriberId: ids[0], campaignId });
+      .recordClick({ accountId, subscriberId: ids[0], campaignId }, LINK, PERSON);
     expect(await counters(ctx, campaignId)).toEqual(before);
   });
 

@@ -10,6 +10,8 @@ export interface ReceivedMessage {
   headers: Record<string, string>;
   /** The raw body with quoted-printable soft breaks and escapes undone: good for `contains`. */
   body: string;
+  /** When the sink accepted it (Date.now()): for tests of pace. */
+  receivedAt: number;
 }
 
 /**
@@ -148,5 +150,6 @@ function parseMessage(raw: string, session: SMTPServerSession): ReceivedMessage 
     raw,
     headers,
     body,
+    receivedAt: Date.now(),
   };
 }

@@ -8,6 +8,8 @@ import { SignInPage, SignUpPage } from './pages/AuthPages';
 import { CampaignDetailPage, CampaignsPage, NewCampaignPage } from './pages/CampaignsPages';
 import { DomainDetailPage, DomainsPage } from './pages/DomainsPages';
 import { KeysPage } from './pages/KeysPage';
+import { OverviewPage } from './pages/OverviewPage';
+import { WebhookDetailPage, WebhooksPage } from './pages/WebhooksPages';
 import { PeoplePage } from './pages/PeoplePage';
 import { SegmentEditorPage, SegmentsPage } from './pages/SegmentsPages';
 import { SettingsPage } from './pages/SettingsPage';
@@ -48,6 +50,7 @@ function App() {
       <Route path="/join" element={<JoinPage />} />
       <Route path="/reset-password" element={<ResetPasswordPage />} />
       <Route element={<AppShell />}>
+        <Route path="/overview" element={<OverviewPage />} />
         <Route path="/campaigns" element={<CampaignsPage />} />
         <Route path="/campaigns/new" element={<NewCampaignPage />} />
         <Route path="/campaigns/:id" element={<CampaignDetailPage />} />
@@ -61,6 +64,8 @@ function App() {
         <Route path="/suppressions" element={<SuppressionsPage />} />
         <Route path="/domains" element={<DomainsPage />} />
         <Route path="/domains/:id" element={<DomainDetailPage />} />
+        <Route path="/webhooks" element={<WebhooksPage />} />
+        <Route path="/webhooks/:id" element={<WebhookDetailPage />} />
         <Route path="/keys" element={<KeysPage />} />
         <Route path="/people" element={<PeoplePage />} />
         <Route path="/audit" element={<AuditPage />} />

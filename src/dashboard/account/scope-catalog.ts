@@ -13,6 +13,9 @@ const GRANTS: Record<Scope, string> = {
   'templates:write': 'Create, update and delete templates',
   'transactional:send': 'Send transactional email',
   'stats:read': 'Read statistics',
+  'stats:write': 'Record conversions (revenue)',
+  'webhooks:read': 'Read webhook endpoints and their delivery logs',
+  'webhooks:write': 'Create, change and delete webhook endpoints; retry deliveries',
   'domains:read': 'Read sender domains and their DNS records',
   'domains:write': 'Add, verify, rotate and delete sender domains',
 };

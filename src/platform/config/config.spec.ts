@@ -16,6 +16,11 @@ describe('loadConfig', () => {
     });
   });
 
+  it('leaves campaign mail unthrottled unless SEND_RATE_PER_MINUTE is set', () => {
+    expect(loadConfig(base).sendRatePerMinute).toBeUndefined();
+    expect(loadConfig({ ...base, SEND_RATE_PER_MINUTE: '600' }).sendRatePerMinute).toBe(600);
+  });
+
   it('takes LOG_LEVEL in any case', () => {
     expect(loadConfig({ ...base, LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
     expect(loadConfig({ ...base, LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
@@ -37,6 +42,8 @@ describe('loadConfig', () => {
     ['HERALD_SECRET', '', /HERALD_SECRET must be at least 32 characters/],
     ['SIGNUP', 'sometimes', /SIGNUP must be one of first, open, closed/],
     ['MAIL_FROM', 'Herald <not an address>', /MAIL_FROM must be an address/],
+    ['SEND_RATE_PER_MINUTE', '0', /SEND_RATE_PER_MINUTE must be an integer from 1/],
+    ['SEND_RATE_PER_MINUTE', 'fast', /SEND_RATE_PER_MINUTE/],
     ['MAIL_FROM', 'a@example.com, b@example.com', /MAIL_FROM/],
     ['HERALD_SECRET', 'x'.repeat(31), /HERALD_SECRET/],
     [

@@ -29,6 +29,12 @@ export interface HeraldConfig {
    */
   allowUnverifiedFrom: boolean;
   /**
+   * WEBHOOK_ALLOW_PRIVATE=1 lets webhook endpoints resolve to private, loopback and link-local
+   * addresses (for tests and endpoints on the operator's own network). Off: such URLs are
+   * refused when saved and again when each delivery connects.
+   */
+  webhookAllowPrivate: boolean;
+  /**
    * BOUNCE_DOMAIN (default: the PUBLIC_URL host): where bounces come back to. Sender domains
    * point their return-path MX at it and include its SPF record.
    */
@@ -44,6 +50,11 @@ export interface HeraldConfig {
    * dashboard people (password reset links, invitations), as opposed to accounts' mail.
    */
   mailFrom: string;
+  /**
+   * SEND_RATE_PER_MINUTE (unset: no limit): campaign messages per minute for each account,
+   * shared by all its campaigns and all worker processes, as a steady pace.
+   */
+  sendRatePerMinute: number | undefined;
 }
 
 export const SIGNUP_MODES = ['first', 'open', 'closed'] as const;
@@ -129,8 +140,10 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     deliverability: parseDeliverability(env),
     dnsServers: parseDnsServers(env.DNS_SERVERS),
     allowUnverifiedFrom: parseFlag(env, 'ALLOW_UNVERIFIED_FROM'),
+    webhookAllowPrivate: parseFlag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),
     mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
+    sendRatePerMinute: parseOptionalInteger(env, 'SEND_RATE_PER_MINUTE', 1, 1_000_000),
   };
 }
 
@@ -221,6 +234,17 @@ function parseInteger(
     throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function parseOptionalInteger(
+  env: Env,
+  variable: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const raw = env[variable];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return parseInteger(env, variable, min, min, max);
 }
 
 function parseDkim(env: Env): DkimConfig | undefined {

@@ -7,6 +7,9 @@ export interface ErrorDetail {
   field: string;
   code: string;
   message: string;
+  /** Where in the field's text the problem is (a template that does not compile), from 1. */
+  line?: number;
+  column?: number;
 }
 
 export const ERROR_CODES = {
@@ -98,9 +101,16 @@ export class CampaignAlreadySentError extends ConflictError {
   }
 }
 
-/** A change to a campaign that is no longer a draft (sending or sent campaigns are frozen). */
+/** A change to a campaign that has started (or was cancelled): only unsent ones change. */
 export class CampaignNotDraftError extends ConflictError {
   constructor() {
-    super('Only a draft campaign can be changed or deleted.');
+    super('Only a draft or scheduled campaign can be changed, and only a draft deleted.');
+  }
+}
+
+/** A campaign operation its current status does not allow (pausing a draft, resuming a sent one…). */
+export class CampaignStateConflictError extends ConflictError {
+  constructor(operation: string, status: string) {
+    super(`A ${status} campaign cannot be ${operation}.`);
   }
 }

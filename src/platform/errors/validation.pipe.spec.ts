@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ArgumentMetadata } from '@nestjs/common';
+import { TestSendDto } from '../../campaigns/campaign-operations.dto';
 import { CreateSubscriberDto } from '../../subscribers/subscriber.dto';
 import { ApiError, ErrorDetail } from './api-errors';
 import { RequestValidationPipe } from './validation.pipe';
@@ -10,7 +11,10 @@ const asBody = (metatype: ArgumentMetadata['metatype']): ArgumentMetadata => ({
   metatype,
 });
 
-async function rejection(body: unknown, metatype = CreateSubscriberDto): Promise<ApiError> {
+async function rejection(
+  body: unknown,
+  metatype: ArgumentMetadata['metatype'] = CreateSubscriberDto,
+): Promise<ApiError> {
   try {
     await pipe.transform(body, asBody(metatype));
   } catch (error) {
@@ -44,6 +48,12 @@ describe('RequestValidationPipe', () => {
     const error = await rejection({ first_name: 42 });
     expect(error.status).toBe(400);
     expect(error.message).toContain('email');
+  });
+
+  it('answers 422 too_long, not 400, for a required list with too many items', async () => {
+    const error = await rejection({ emails: Array.from({ length: 6 }, () => email) }, TestSendDto);
+    expect(error.status).toBe(422);
+    expect(error.details).toEqual([expect.objectContaining({ field: 'emails', code: 'too_long' })]);
   });
 
   it('answers 422 at the item path for a key missing inside a list item', async () => {

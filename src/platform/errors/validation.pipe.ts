@@ -114,6 +114,8 @@ function shape(
         code: 'too_long',
         message: `${path} must contain at most ${maxItems} items.`,
       });
+      // Present all the same: a required list that is too long is a 422, not a missing field.
+      shaped.attachments.push({ at: [...at, key], value: [] });
       continue;
     }
     const nested = dto.nested.get(key);

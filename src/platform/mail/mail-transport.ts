@@ -213,7 +213,7 @@ export function withoutAddresses(reply: string): string {
     .join('');
 }
 
-function messageIdHeader(id: string, from: string): string {
+export function messageIdHeader(id: string, from: string): string {
   if (id.startsWith('<') && id.endsWith('>')) return id;
   const domain = /@([^\s>@]+)>?\s*$/.exec(from)?.[1] ?? 'herald.invalid';
   return `<${id}@${domain}>`;

@@ -31,6 +31,18 @@ const ERROR_SCHEMA = {
               field: { type: 'string', example: 'social_media[0].platform' },
               code: { type: 'string', example: 'already_exists' },
               message: { type: 'string' },
+              line: {
+                type: 'integer',
+                minimum: 1,
+                description:
+                  'Only for a template field that does not compile (code `invalid_template`): ' +
+                  'the line where it goes wrong, counted from 1. The message says it too.',
+              },
+              column: {
+                type: 'integer',
+                minimum: 1,
+                description: 'With `line`: the column on that line, counted from 1.',
+              },
             },
           },
         },

@@ -9,6 +9,8 @@ export type LimitClass = 'general' | 'send' | 'anonymous';
 const SEND_ROUTES: ReadonlySet<string> = new Set([
   'POST /v1/transactional/send',
   'POST /v1/campaigns/:id/send',
+  // Mail leaves at once, to addresses of the caller's choosing.
+  'POST /v1/campaigns/:id/test',
 ]);
 
 /** `route` as the router spells it (`:id` parameters), like ROUTE_SCOPES. */

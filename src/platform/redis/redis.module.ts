@@ -19,6 +19,10 @@ export class RedisService extends Redis implements OnModuleInit, OnModuleDestroy
       keyPrefix: `${config.queuePrefix}:`,
       maxRetriesPerRequest: 2,
       enableOfflineQueue: false,
+      // Commands issued in the same turn of the event loop leave in one write and come back
+      // in one read. Under load that is most of them: every /v1 request counts itself on the
+      // rate limiter here, and concurrent requests share the round trip (bench/api-list).
+      enableAutoPipelining: true,
     });
     this.on('error', (error) => reportRedisError('the shared client', error));
   }

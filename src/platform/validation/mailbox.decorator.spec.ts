@@ -43,6 +43,7 @@ describe('parseMailbox', () => {
     const hostile = shapes.flatMap((shape) => [shape(MAX_MAILBOX_LENGTH - 12), shape(80_000)]);
     const started = performance.now();
     for (const value of hostile) expect(parseMailbox(value)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(50);
+    // The old regex took seconds on these; a generous bound keeps a loaded machine from failing it.
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });

@@ -1,3 +1,5 @@
+import { ErrorDetail, fieldLabel, isWithin, placeWithin, plainMessage } from './messages';
+
 /**
  * The dashboard's only way to the server: JSON over fetch to /dashboard/api, cookies sent
  * by the browser, and the session's CSRF token on every write.
@@ -10,11 +12,10 @@ export function setCsrfToken(token: string): void {
   csrfToken = token;
 }
 
-export interface ErrorDetail {
-  field: string;
-  code: string;
-  message: string;
-}
+export type { ErrorDetail };
+
+/** A field shows at most this many of the problems found within it (a list's items). */
+const SHOWN_PER_FIELD = 3;
 
 /** A failed request, carrying the server's error envelope. */
 export class ApiFailure extends Error {
@@ -26,9 +27,40 @@ export class ApiFailure extends Error {
     super(message);
   }
 
-  /** The message for one form field, if the server named it. */
+  /** The details at a form field or within it (`tags` takes `tags[3]`). */
+  detailsOf(field: string): ErrorDetail[] {
+    return this.details.filter((detail) => isWithin(detail.field, field));
+  }
+
+  /**
+   * What to show next to one form field, in plain words (see messages.ts), if the server
+   * found anything wrong at it or within it; a problem inside it says where ("Tag 4: …").
+   */
   fieldMessage(field: string): string | undefined {
-    return this.details.find((detail) => detail.field === field)?.message;
+    const found = this.detailsOf(field);
+    if (found.length === 0) return undefined;
+    const shown = found.slice(0, SHOWN_PER_FIELD).map((detail) => {
+      const place = placeWithin(detail.field, field);
+      return place ? `${place}: ${plainMessage(detail)}` : plainMessage(detail);
+    });
+    const more = found.length - shown.length;
+    return [...shown, ...(more > 0 ? [`(${more} more like this.)`] : [])].join(' ');
+  }
+
+  /**
+   * Everything this failure says, in plain words, for a place away from the fields: one
+   * sentence per detail, led by what it is about ("Tag 4: …"), or the message when
+   * the server named no field. `except` leaves out the details a form shows at its fields;
+   * `label` names a path (the form's own labels, say) where the catalogue's words do not fit.
+   */
+  explain({
+    except = [],
+    label = (path) => fieldLabel(path),
+  }: { except?: string[]; label?: (path: string) => string } = {}): string[] {
+    if (this.details.length === 0) return [this.message];
+    return this.details
+      .filter((detail) => !except.some((field) => isWithin(detail.field, field)))
+      .map((detail) => `${label(detail.field)}: ${plainMessage(detail)}`);
   }
 }
 

@@ -126,8 +126,14 @@ export interface CampaignProgress {
   delivered: number;
   failed: number;
   skipped: number;
+  /** Recipients still pending when the campaign was cancelled: never sent. */
+  cancelled: number;
   percent: number;
+  /** While sending: when it should be done at the pace its send rates allow. */
+  expected_finish_at: string | null;
 }
+
+export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'paused' | 'sent' | 'cancelled';
 
 export interface Campaign {
   id: string;
@@ -138,10 +144,13 @@ export interface Campaign {
   segment_id: string | null;
   html: string | null;
   text: string | null;
-  status: 'draft' | 'sending' | 'sent';
+  status: CampaignStatus;
+  send_at: string | null;
+  rate_per_minute: number | null;
   progress: CampaignProgress;
   started_at: string | null;
   finished_at: string | null;
+  cancelled_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -159,15 +168,25 @@ export interface CampaignStats {
   skipped_complained: number;
   skipped_suppressed: number;
   opens: number;
+  unique_opens: number;
+  machine_opens: number;
   clicks: number;
+  unique_clicks: number;
+  machine_clicks: number;
   bounces: number;
   hard_bounces: number;
   soft_bounces: number;
   complaints: number;
   unsubscribes: number;
+  open_rate: number;
+  click_rate: number;
   bounce_rate: number;
   complaint_rate: number;
   unsubscribe_rate: number;
+  cancelled: number;
+  conversions: number;
+  revenue_cents: number;
+  links: { url: string; clicks: number; unique_clicks: number; machine_clicks: number }[];
   outstanding: number;
   percent: number;
   started_at: string | null;
@@ -246,5 +265,68 @@ export interface InvitationPreview {
 export interface Suppression {
   email: string;
   reason: 'manual' | 'hard_bounce' | 'complaint' | 'unsubscribe';
+  created_at: string;
+}
+
+export interface TestSendResult {
+  email: string;
+  status: 'sent' | 'failed';
+  error: string | null;
+}
+
+/** GET /stats: one day's (or the window's) counts. */
+export interface StatsCounts {
+  sent: number;
+  delivered: number;
+  opens: number;
+  unique_opens: number;
+  machine_opens: number;
+  clicks: number;
+  unique_clicks: number;
+  machine_clicks: number;
+  hard_bounces: number;
+  soft_bounces: number;
+  complaints: number;
+  unsubscribes: number;
+  revenue_cents: number;
+}
+
+export interface AccountStats extends StatsCounts {
+  from: string;
+  to: string;
+  daily: (StatsCounts & { date: string })[];
+  subscribers: {
+    total: number;
+    subscribed: number;
+    unsubscribed: number;
+    bounced: number;
+    complained: number;
+  };
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+}
+
+export interface CreatedWebhookEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  type: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  response_status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
   created_at: string;
 }

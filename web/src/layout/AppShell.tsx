@@ -3,12 +3,14 @@ import { NavLink, Outlet, useLocation } from 'react-router';
 import { useSession } from '../session';
 
 const NAV = [
+  { to: '/overview', label: 'Overview' },
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/templates', label: 'Templates' },
   { to: '/segments', label: 'Segments' },
   { to: '/subscribers', label: 'Subscribers' },
   { to: '/suppressions', label: 'Suppressions' },
   { to: '/domains', label: 'Sender domains' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/keys', label: 'API keys' },
   { to: '/people', label: 'People' },
   { to: '/audit', label: 'Audit log' },

@@ -7,6 +7,7 @@ import { useSession } from '../session';
 import { TextField } from '../ui/Field';
 import { formatDate } from '../ui/format';
 import { ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 import { AuthCard } from './AuthPages';
@@ -94,7 +95,7 @@ export function JoinPage() {
           hint={PASSWORD_HINT}
           error={fieldError('password')}
         />
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['name', 'email', 'password']} />
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Joining…' : `Join ${preview.data.account_name}`}
         </button>
@@ -132,7 +133,7 @@ export function ForgotPasswordPage() {
             required
             error={failure?.fieldMessage('email')}
           />
-          {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+          <FormFailure failure={failure} fields={['email']} />
           <button type="submit" className="button button-primary button-block" disabled={busy}>
             {busy ? 'Sending…' : 'Send the link'}
           </button>
@@ -179,7 +180,7 @@ export function ResetPasswordPage() {
             hint={PASSWORD_HINT}
             error={failure?.fieldMessage('password')}
           />
-          {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+          <FormFailure failure={failure} fields={['password']} />
           <button type="submit" className="button button-primary button-block" disabled={busy}>
             {busy ? 'Saving…' : 'Set new password'}
           </button>

@@ -2,9 +2,10 @@ import { useApi } from '../api/hooks';
 import type { Actor, AuditEvent, Page } from '../api/types';
 import { query } from '../api/client';
 import { formatDateTime } from '../ui/format';
-import { EmptyState, ErrorNotice, Loading } from '../ui/Notice';
+import { PagedTable } from '../ui/DataTable';
+import { EmptyState } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
-import { Pager, useCursorPager } from '../ui/Pager';
+import { useCursorPager } from '../ui/Pager';
 
 /** Plain words for the actions Herald records. Unknown ones show as recorded. */
 const ACTIONS: Record<string, string> = {
@@ -21,6 +22,15 @@ const ACTIONS: Record<string, string> = {
   'identity.erased_from_dashboard': 'Erased an identity from the dashboard',
   'erased_identity.write_refused': 'Refused a write to an erased identity',
   'campaign.sent': 'Sent a campaign',
+  'campaign.scheduled': 'Scheduled a campaign',
+  'campaign.unscheduled': 'Unscheduled a campaign',
+  'campaign.schedule_failed':
+    'A scheduled campaign went back to draft: its From may no longer send',
+  'campaign.paused': 'Paused a campaign',
+  'campaign.resumed': 'Resumed a campaign',
+  'campaign.cancelled': 'Cancelled a campaign',
+  'campaign.test_sent': 'Sent a test of a campaign',
+  'campaign.duplicated': 'Duplicated a campaign',
   'sender_domain.added': 'Added a sender domain',
   'sender_domain.deleted': 'Deleted a sender domain',
   'sender_domain.verified': 'A sender domain was verified',
@@ -50,59 +60,40 @@ export function AuditPage() {
         title="Audit log"
         description="Who did what in this account. People acted upon appear only as keyed hashes, never as email addresses."
       />
-      {page.error && <ErrorNotice>{page.error.message}</ErrorNotice>}
-      {!page.data && page.loading && <Loading />}
-      {page.data?.data.length === 0 && <EmptyState title="Nothing recorded yet" />}
-      {page.data && page.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Audit events, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Subject (hash)</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.data.map((event) => (
-                <tr key={event.id}>
-                  <td className="nowrap">{formatDateTime(event.at)}</td>
-                  <td>
-                    <ActorLabel actor={event.actor} />
-                  </td>
-                  <td>
-                    {ACTIONS[event.action] ?? event.action}
-                    <div className="muted mono small">{event.action}</div>
-                  </td>
-                  <td className="nowrap">
-                    {event.subject_hash ? (
-                      <code className="hash" title={event.subject_hash}>
-                        {event.subject_hash.slice(0, 12)}…
-                      </code>
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                  <td className="small">
-                    {Object.entries(event.metadata)
-                      .map(([key, value]) => `${key}: ${String(value)}`)
-                      .join(' · ') || '—'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager
-        page={pager.page}
-        nextCursor={page.data?.next_cursor}
-        onNext={pager.next}
-        onPrevious={pager.previous}
-      />
+      <PagedTable
+        list={page}
+        pager={pager}
+        empty={<EmptyState title="Nothing recorded yet" />}
+        caption="Audit events, newest first"
+        columns={['When', 'Who', 'What', 'Subject (hash)', 'Details']}
+      >
+        {(event) => (
+          <tr key={event.id}>
+            <td className="nowrap">{formatDateTime(event.at)}</td>
+            <td>
+              <ActorLabel actor={event.actor} />
+            </td>
+            <td>
+              {ACTIONS[event.action] ?? event.action}
+              <div className="muted mono small">{event.action}</div>
+            </td>
+            <td className="nowrap">
+              {event.subject_hash ? (
+                <code className="hash" title={event.subject_hash}>
+                  {event.subject_hash.slice(0, 12)}…
+                </code>
+              ) : (
+                '—'
+              )}
+            </td>
+            <td className="small">
+              {Object.entries(event.metadata)
+                .map(([key, value]) => `${key}: ${String(value)}`)
+                .join(' · ') || '—'}
+            </td>
+          </tr>
+        )}
+      </PagedTable>
     </>
   );
 }

@@ -5,7 +5,7 @@ import type { SessionView } from '../api/types';
 import { Brand } from '../layout/AppShell';
 import { useSession } from '../session';
 import { TextField } from '../ui/Field';
-import { ErrorNotice } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 
@@ -25,15 +25,23 @@ export function SignInPage() {
     <AuthCard>
       <PageHeader title="Sign in" description="Welcome back to Herald." />
       <form onSubmit={(event) => void submit(event)} noValidate>
-        <TextField label="Email" name="email" type="email" autoComplete="username" required />
+        <TextField
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          error={failure?.fieldMessage('email')}
+        />
         <TextField
           label="Password"
           name="password"
           type="password"
           autoComplete="current-password"
           required
+          error={failure?.fieldMessage('password')}
         />
-        {failure && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['email', 'password']} />
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
@@ -99,7 +107,7 @@ export function SignUpPage() {
           hint="At least 12 characters."
           error={fieldError('password')}
         />
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['account_name', 'name', 'email', 'password']} />
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Creating…' : 'Create account'}
         </button>

@@ -14,13 +14,16 @@ import type {
 import { useSession } from '../session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextAreaField, TextField } from '../ui/Field';
-import { formatCount, formatDateTime, formatRate } from '../ui/format';
+import { formatCount, formatDateTime } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
 import { TimelineChart } from '../ui/TimelineChart';
+import { CampaignActions, CampaignPreview, ProgressNote } from './CampaignOperations';
+import { CampaignReport } from './CampaignReport';
 import { StatusBadge } from './KeysPage';
 import { POSTAL_ADDRESS_HINT } from './SettingsPage';
 
@@ -29,7 +32,9 @@ const POLL_MS = 1000;
 export function CampaignsPage() {
   const pager = useCursorPager('campaigns');
   const page = useApi<Page<Campaign>>(`/campaigns${query({ cursor: pager.cursor })}`);
-  const sending = page.data?.data.some((campaign) => campaign.status === 'sending');
+  const sending = page.data?.data.some(
+    (campaign) => campaign.status === 'sending' || campaign.status === 'scheduled',
+  );
   const { reload } = page;
   useEffect(() => {
     if (!sending) return;
@@ -76,11 +81,15 @@ export function CampaignsPage() {
             <td className="cell-progress">
               {campaign.status === 'draft' ? (
                 '—'
+              ) : campaign.status === 'scheduled' ? (
+                <span className="muted small">{formatDateTime(campaign.send_at)}</span>
               ) : (
                 <ProgressBar percent={campaign.progress.percent} label={campaign.name} small />
               )}
             </td>
-            <td>{campaign.status === 'draft' ? '—' : formatCount(campaign.progress.recipients)}</td>
+            <td>
+              {campaign.started_at === null ? '—' : formatCount(campaign.progress.recipients)}
+            </td>
             <td>{formatDateTime(campaign.created_at)}</td>
           </tr>
         )}
@@ -110,6 +119,7 @@ export function NewCampaignPage() {
           from: form.get('from'),
           template_id: form.get('template_id') || undefined,
           segment_id: form.get('segment_id') || null,
+          rate_per_minute: form.get('rate_per_minute') ? Number(form.get('rate_per_minute')) : null,
         },
       });
       void navigate(`/campaigns/${created.id}`);
@@ -155,6 +165,7 @@ export function NewCampaignPage() {
                 if (chosen && !subject) setSubject(chosen.subject);
               }}
               aria-invalid={error('template_id') ? true : undefined}
+              aria-describedby={error('template_id') ? 'template_id-error' : undefined}
               defaultValue=""
             >
               <option value="" disabled>
@@ -166,11 +177,21 @@ export function NewCampaignPage() {
                 </option>
               ))}
             </select>
-            {error('template_id') && <p className="field-error">{error('template_id')}</p>}
+            {error('template_id') && (
+              <p className="field-error" id="template_id-error">
+                {error('template_id')}
+              </p>
+            )}
           </div>
           <div className="field">
             <label htmlFor="segment_id">Audience</label>
-            <select id="segment_id" name="segment_id" defaultValue="">
+            <select
+              id="segment_id"
+              name="segment_id"
+              defaultValue=""
+              aria-invalid={error('segment_id') ? true : undefined}
+              aria-describedby={error('segment_id') ? 'segment_id-error' : undefined}
+            >
               <option value="">All subscribers</option>
               {segments.data.data.map((segment) => (
                 <option key={segment.id} value={segment.id}>
@@ -178,7 +199,11 @@ export function NewCampaignPage() {
                 </option>
               ))}
             </select>
-            {error('segment_id') && <p className="field-error">{error('segment_id')}</p>}
+            {error('segment_id') && (
+              <p className="field-error" id="segment_id-error">
+                {error('segment_id')}
+              </p>
+            )}
           </div>
           <TextField
             label="Subject"
@@ -197,7 +222,20 @@ export function NewCampaignPage() {
             hint="Name <address@your-domain>"
             error={error('from')}
           />
-          {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+          <TextField
+            label="Send pace (optional)"
+            name="rate_per_minute"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            hint="At most this many messages a minute, sent at a steady pace: a new sending domain earns its reputation slowly. Leave empty to send as fast as allowed."
+            error={error('rate_per_minute')}
+          />
+          <FormFailure
+            failure={failure}
+            fields={['name', 'template_id', 'segment_id', 'subject', 'from', 'rate_per_minute']}
+          />
           <div className="form-actions">
             <button type="submit" className="button button-primary" disabled={busy}>
               {busy ? 'Creating…' : 'Create campaign'}
@@ -215,7 +253,7 @@ export function CampaignDetailPage() {
   const path = `/campaigns/${encodeURIComponent(id)}`;
   const campaign = useApi<Campaign>(path);
   const status = campaign.data?.status;
-  const started = status === 'sending' || status === 'sent';
+  const started = campaign.data?.started_at != null;
   const stats = useApi<CampaignStats>(started ? `${path}/stats` : null);
   const timeline = useApi<Timeline>(started ? `${path}/timeline` : null);
   const [confirming, setConfirming] = useState(false);
@@ -235,7 +273,8 @@ export function CampaignDetailPage() {
     // Catch the last numbers when the status moves on (e.g. sending → sent).
     reloadStats();
     reloadTimeline();
-    if (status !== 'sending') return;
+    // Sending moves the numbers; a scheduled campaign starts on its own.
+    if (status !== 'sending' && status !== 'scheduled') return;
     const timer = setInterval(() => {
       reloadCampaign();
       reloadStats();
@@ -261,79 +300,28 @@ export function CampaignDetailPage() {
           </>
         }
         actions={
-          data.status === 'draft' && (
-            <>
-              <button
-                type="button"
-                className="button button-danger-ghost"
-                onClick={() => setDeleting(true)}
-              >
-                Delete draft
-              </button>
-              <button
-                type="button"
-                className="button button-primary"
-                onClick={() => setConfirming(true)}
-              >
-                Send…
-              </button>
-            </>
-          )
+          <CampaignActions
+            campaign={data}
+            onSend={() => setConfirming(true)}
+            onDelete={() => setDeleting(true)}
+            onChanged={campaign.reload}
+          />
         }
       />
       {data.status !== 'draft' && (
         <section className="section" aria-labelledby="progress-title">
-          <h2 id="progress-title">{data.status === 'sent' ? 'Sent' : 'Sending'}</h2>
-          <ProgressBar percent={data.progress.percent} label="Send progress" />
-          <p className="muted" data-testid="progress-text">
-            {formatCount(data.progress.sent)} of {formatCount(data.progress.recipients)} messages
-            sent · {data.progress.percent}% · started {formatDateTime(data.started_at)}
-            {data.finished_at && <> · finished {formatDateTime(data.finished_at)}</>}
-          </p>
+          <h2 id="progress-title">{PROGRESS_TITLES[data.status]}</h2>
+          {data.status !== 'scheduled' && (
+            <ProgressBar percent={data.progress.percent} label="Send progress" />
+          )}
+          <ProgressNote campaign={data} />
         </section>
       )}
-      {stats.data && (
-        <section className="section" aria-labelledby="stats-title">
-          <h2 id="stats-title">Statistics</h2>
-          <dl className="tiles">
-            {(
-              [
-                ['Recipients', stats.data.recipients],
-                ['Delivered', stats.data.delivered],
-                ['Failed', stats.data.failed],
-                [
-                  'Skipped',
-                  stats.data.skipped_erased +
-                    stats.data.skipped_unsubscribed +
-                    stats.data.skipped_bounced +
-                    stats.data.skipped_complained +
-                    stats.data.skipped_suppressed,
-                ],
-                ['Opens', stats.data.opens],
-                ['Clicks', stats.data.clicks],
-                ['Hard bounces', stats.data.hard_bounces],
-                ['Soft bounces', stats.data.soft_bounces],
-                ['Complaints', stats.data.complaints],
-                ['Unsubscribes', stats.data.unsubscribes],
-              ] as const
-            ).map(([label, value]) => (
-              <div className="tile" key={label}>
-                <dt>{label}</dt>
-                <dd>{formatCount(value)}</dd>
-              </div>
-            ))}
-          </dl>
-          <p className="muted small" data-testid="feedback-rates">
-            Of delivered messages: {formatRate(stats.data.bounce_rate)} bounced (hard),{' '}
-            {formatRate(stats.data.complaint_rate)} complained,{' '}
-            {formatRate(stats.data.unsubscribe_rate)} unsubscribed.
-          </p>
-          <p className="muted small">
-            Skipped: {stats.data.skipped_unsubscribed} unsubscribed, {stats.data.skipped_bounced}{' '}
-            bounced, {stats.data.skipped_complained} complained, {stats.data.skipped_suppressed}{' '}
-            suppressed, {stats.data.skipped_erased} erased.
-          </p>
-        </section>
+      {stats.data && <CampaignReport stats={stats.data} />}
+      {stats.data && stats.data.cancelled > 0 && (
+        <p className="muted small">
+          Never sent (cancelled): {formatCount(stats.data.cancelled)} recipients.
+        </p>
       )}
       {timeline.data && (
         <section className="section" aria-labelledby="chart-title">
@@ -341,7 +329,10 @@ export function CampaignDetailPage() {
           <TimelineChart timeline={timeline.data} />
         </section>
       )}
-      {data.status === 'draft' && <CampaignSummary campaign={data} />}
+      {(data.status === 'draft' || data.status === 'scheduled') && (
+        <CampaignSummary campaign={data} />
+      )}
+      <CampaignPreview campaign={data} />
       <ConfirmDialog
         open={confirming}
         title={`Send “${data.name}”?`}
@@ -379,7 +370,8 @@ export function CampaignDetailPage() {
               'on your list'
             )}{' '}
             now. Only subscribed addresses that are not on the suppression list receive it; erased
-            identities are skipped. A send cannot be stopped or undone.
+            identities are skipped. You can pause or cancel it while it sends; what has gone out
+            cannot be called back.
           </p>
         )}
         {needsAddress && (
@@ -411,6 +403,15 @@ export function CampaignDetailPage() {
     </>
   );
 }
+
+const PROGRESS_TITLES: Record<Campaign['status'], string> = {
+  draft: 'Draft',
+  scheduled: 'Scheduled',
+  sending: 'Sending',
+  paused: 'Paused',
+  sent: 'Sent',
+  cancelled: 'Cancelled',
+};
 
 function CampaignSummary({ campaign }: { campaign: Campaign }) {
   const template = useApi<Template>(
@@ -451,6 +452,14 @@ function CampaignSummary({ campaign }: { campaign: Campaign }) {
         <div className="details-row">
           <dt>From</dt>
           <dd>{campaign.from}</dd>
+        </div>
+        <div className="details-row">
+          <dt>Send pace</dt>
+          <dd>
+            {campaign.rate_per_minute
+              ? `At most ${formatCount(campaign.rate_per_minute)} a minute`
+              : 'As fast as allowed'}
+          </dd>
         </div>
       </dl>
     </section>

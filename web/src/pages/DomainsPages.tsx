@@ -10,6 +10,7 @@ import { Dialog } from '../ui/Dialog';
 import { TextField } from '../ui/Field';
 import { formatAgo, formatDateTime } from '../ui/format';
 import { EmptyState, ErrorNotice, InfoNotice, Loading, WarningNotice } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useCursorPager } from '../ui/Pager';
 import { useFormSubmit } from '../ui/useFormSubmit';
@@ -110,7 +111,7 @@ function AddDomainDialog({ onClose }: { onClose(): void }) {
           hint="The part after the @ of your From addresses. Herald creates a signing key for it."
           error={failure?.fieldMessage('name')}
         />
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['name']} />
         <div className="form-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

@@ -9,6 +9,7 @@ import { Dialog } from '../ui/Dialog';
 import { TextField } from '../ui/Field';
 import { formatAgo, formatDate } from '../ui/format';
 import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 
@@ -207,7 +208,7 @@ function CreateKeyDialog({ onClose }: { onClose(): void }) {
             </p>
           )}
         </fieldset>
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['name', 'scopes']} />
         <div className="form-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

@@ -9,7 +9,8 @@ import { ListTable } from '../ui/DataTable';
 import { Dialog } from '../ui/Dialog';
 import { TextField } from '../ui/Field';
 import { formatAgo, formatDate } from '../ui/format';
-import { EmptyState, ErrorNotice, InfoNotice, WarningNotice } from '../ui/Notice';
+import { EmptyState, InfoNotice, WarningNotice } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 import { StatusBadge } from './KeysPage';
@@ -193,7 +194,7 @@ function InviteDialog({ onClose }: { onClose(): void }) {
           hint="They will sign in with this email. The link is valid for 7 days."
           error={failure?.fieldMessage('email')}
         />
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['email']} />
         <div className="form-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

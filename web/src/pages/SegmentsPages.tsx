@@ -7,11 +7,13 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextAreaField, TextField } from '../ui/Field';
 import { formatCount, formatDateTime } from '../ui/format';
 import { EmptyState, ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
 import {
   describeFilter,
+  filterLabel,
   fromFilter,
   needsValue,
   newRule,
@@ -136,7 +138,8 @@ function SegmentEditor({ segment, fields }: { segment?: Segment; fields: Segment
     }
   };
 
-  const countError = count.error && (count.error.details[0]?.message ?? count.error.message);
+  const label = (path: string) => filterLabel(path, rules !== undefined);
+  const countError = count.error?.explain({ label }).join(' ');
   return (
     <>
       <p className="breadcrumb">
@@ -213,15 +216,7 @@ function SegmentEditor({ segment, fields }: { segment?: Segment; fields: Segment
             )}
           </p>
         </section>
-        {failure && failure.details.filter((d) => d.field !== 'name').length > 0 && (
-          <ErrorNotice>
-            {failure.details
-              .filter((detail) => detail.field !== 'name')
-              .map((detail) => `${detail.field}: ${detail.message}`)
-              .join(' ')}
-          </ErrorNotice>
-        )}
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['name']} label={label} />
         {saved && <InfoNotice>Saved.</InfoNotice>}
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={busy}>

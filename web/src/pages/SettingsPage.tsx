@@ -4,6 +4,7 @@ import { useApi } from '../api/hooks';
 import type { AccountSettings } from '../api/types';
 import { TextAreaField } from '../ui/Field';
 import { ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 
@@ -41,7 +42,7 @@ export function SettingsPage() {
           hint={POSTAL_ADDRESS_HINT}
           error={failure?.fieldMessage('postal_address')}
         />
-        {failure && !failure.details.length && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['postal_address']} />
         {saved && <InfoNotice>Saved.</InfoNotice>}
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={busy}>

@@ -8,6 +8,7 @@ import { Definitions } from '../ui/Definitions';
 import { TextAreaField, TextField } from '../ui/Field';
 import { formatCents, formatCount, formatDate, formatDateTime, fullName } from '../ui/format';
 import { ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { StatusBadge } from './KeysPage';
 
@@ -176,6 +177,15 @@ function Profile({ subscriber }: { subscriber: Subscriber }) {
   );
 }
 
+/** Every field the edit form shows, each with its own error. */
+const EDITED_FIELDS = [
+  ...TEXT_FIELDS.map(([field]) => field as string),
+  'birthdate',
+  'tags',
+  'interests',
+  'custom_fields',
+];
+
 function EditSubscriber({ subscriber, onDone }: { subscriber: Subscriber; onDone(): void }) {
   const [failure, setFailure] = useState<ApiFailure>();
   const [busy, setBusy] = useState(false);
@@ -261,9 +271,9 @@ function EditSubscriber({ subscriber, onDone }: { subscriber: Subscriber; onDone
             error={error('custom_fields')}
           />
         </div>
-        {failure && failure.details.length === 0 && (
+        {failure && failure.explain({ except: EDITED_FIELDS }).length > 0 && (
           <div className="form-grid-wide">
-            <ErrorNotice>{failure.message}</ErrorNotice>
+            <FormFailure failure={failure} fields={EDITED_FIELDS} />
           </div>
         )}
         <div className="form-actions form-grid-wide">

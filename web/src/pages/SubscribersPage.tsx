@@ -6,7 +6,8 @@ import type { Page, Subscriber } from '../api/types';
 import { Dialog } from '../ui/Dialog';
 import { TextField } from '../ui/Field';
 import { formatDate, fullName } from '../ui/format';
-import { EmptyState, ErrorNotice } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
+import { EmptyState } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 import { PagedTable } from '../ui/DataTable';
@@ -98,6 +99,8 @@ export function SubscribersPage() {
   );
 }
 
+const FIELDS = ['email', 'first_name', 'last_name', 'tags'];
+
 function AddSubscriberDialog({ onClose }: { onClose(): void }) {
   const navigate = useNavigate();
 
@@ -121,22 +124,22 @@ function AddSubscriberDialog({ onClose }: { onClose(): void }) {
     { stayBusy: true },
   );
 
+  const error = (field: string) => failure?.fieldMessage(field);
   return (
     <Dialog open title="Add subscriber" onClose={onClose}>
       <form onSubmit={(event) => void submit(event)} noValidate>
-        <TextField
-          label="Email"
-          name="email"
-          type="email"
-          required
-          error={failure?.fieldMessage('email')}
-        />
+        <TextField label="Email" name="email" type="email" required error={error('email')} />
         <div className="field-row">
-          <TextField label="First name" name="first_name" />
-          <TextField label="Last name" name="last_name" />
+          <TextField label="First name" name="first_name" error={error('first_name')} />
+          <TextField label="Last name" name="last_name" error={error('last_name')} />
         </div>
-        <TextField label="Tags" name="tags" hint="Separate tags with commas." />
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <TextField
+          label="Tags"
+          name="tags"
+          hint="Separate tags with commas."
+          error={error('tags')}
+        />
+        <FormFailure failure={failure} fields={FIELDS} />
         <div className="form-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

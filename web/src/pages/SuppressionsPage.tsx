@@ -7,7 +7,8 @@ import { PagedTable } from '../ui/DataTable';
 import { Dialog } from '../ui/Dialog';
 import { TextField } from '../ui/Field';
 import { formatDate } from '../ui/format';
-import { EmptyState, ErrorNotice } from '../ui/Notice';
+import { EmptyState } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useCursorPager } from '../ui/Pager';
 import { useFormSubmit } from '../ui/useFormSubmit';
@@ -145,7 +146,7 @@ function AddSuppressionDialog({ onClose }: { onClose(): void }) {
           hint="Nothing will be sent to it until you remove it here."
           error={failure?.fieldMessage('email')}
         />
-        {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+        <FormFailure failure={failure} fields={['email']} />
         <div className="form-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

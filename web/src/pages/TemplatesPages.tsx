@@ -6,7 +6,9 @@ import type { Page, Rendered, Subscriber, Template } from '../api/types';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { TextAreaField, TextField } from '../ui/Field';
 import { formatDateTime } from '../ui/format';
+import { offsetOf } from '../ui/text-position';
 import { EmptyState, ErrorNotice, InfoNotice, Loading } from '../ui/Notice';
+import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
@@ -81,6 +83,23 @@ export function TemplateEditorPage() {
   return <TemplateEditor key={id} template={isNew ? undefined : loaded.data} />;
 }
 
+const TEMPLATE_FIELDS = ['name', 'subject', 'html', 'text'];
+
+/**
+ * After a failed save, the cursor goes where the first template field that does not compile
+ * goes wrong (the server gives its line and column), so the author lands on the mistake.
+ */
+function showFirstTemplateError(form: HTMLFormElement, failure: ApiFailure) {
+  const first = failure.details.find((detail) => detail.line !== undefined);
+  const control = first && form.elements.namedItem(first.field);
+  if (!first || !(control instanceof HTMLTextAreaElement || control instanceof HTMLInputElement)) {
+    return;
+  }
+  const at = offsetOf(control.value, first.line ?? 1, first.column ?? 1);
+  control.focus();
+  control.setSelectionRange(at, at);
+}
+
 function TemplateEditor({ template }: { template?: Template }) {
   const navigate = useNavigate();
   const [draft, setDraft] = useState({
@@ -102,6 +121,7 @@ function TemplateEditor({ template }: { template?: Template }) {
 
   const save = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    const form = event.currentTarget;
     setBusy(true);
     setFailure(undefined);
     const body = { ...draft, html: draft.html || null, text: draft.text || null };
@@ -114,7 +134,9 @@ function TemplateEditor({ template }: { template?: Template }) {
         void navigate(`/templates/${created.id}`, { replace: true });
       }
     } catch (error) {
-      setFailure(toFailure(error));
+      const failed = toFailure(error);
+      setFailure(failed);
+      showFirstTemplateError(form, failed);
     } finally {
       setBusy(false);
     }
@@ -152,6 +174,7 @@ function TemplateEditor({ template }: { template?: Template }) {
           />
           <TextField
             label="Subject"
+            name="subject"
             value={draft.subject}
             onChange={(event) => change('subject')(event.target.value)}
             required
@@ -159,6 +182,7 @@ function TemplateEditor({ template }: { template?: Template }) {
           />
           <TextAreaField
             label="HTML body"
+            name="html"
             className="mono"
             rows={10}
             value={draft.html}
@@ -168,6 +192,7 @@ function TemplateEditor({ template }: { template?: Template }) {
           />
           <TextAreaField
             label="Plain-text body"
+            name="text"
             className="mono"
             rows={6}
             value={draft.text}
@@ -183,7 +208,7 @@ function TemplateEditor({ template }: { template?: Template }) {
             spellCheck={false}
             hint="JSON: the merge fields the preview uses. Not saved."
           />
-          {failure && failure.details.length === 0 && <ErrorNotice>{failure.message}</ErrorNotice>}
+          <FormFailure failure={failure} fields={TEMPLATE_FIELDS} />
           {saved && <InfoNotice>Saved.</InfoNotice>}
           <div className="form-actions">
             <button type="submit" className="button button-primary" disabled={busy}>
@@ -253,10 +278,7 @@ function Preview({
         ? undefined
         : { ...content, data },
   );
-  const renderError =
-    result.error &&
-    (result.error.details.map((detail) => `${detail.field}: ${detail.message}`).join('\n') ||
-      result.error.message);
+  const renderError = result.error?.explain().join('\n');
 
   const rendered = result.data;
   return (

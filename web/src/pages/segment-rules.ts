@@ -1,3 +1,5 @@
+import { fieldLabel } from '../api/messages';
+
 /**
  * The rule builder's model and its translation to and from the segments module's JSON filter
  * language. The builder covers one level (match all / any of a list of conditions); any
@@ -112,4 +114,22 @@ export function describeFilter(filter: unknown): string {
         : `${rule.field} ${label}`;
     })
     .join(rules.match === 'and' ? ' and ' : ' or ');
+}
+
+const RULE_PARTS: Record<string, string> = { field: 'field', op: 'condition', value: 'value' };
+
+/**
+ * Where in the filter a problem is, in the editor's words: in the rule builder,
+ * `filter.and[1].value` is "Rule 2, value" (one rule alone is the filter itself); in JSON,
+ * the path within the filter.
+ */
+export function filterLabel(path: string, builder: boolean): string {
+  const rule = /^filter(?:\.(?:and|or)\[(\d+)\])?(?:\.(field|op|value)(?:\[\d+\])?)?$/.exec(path);
+  if (builder && rule && (rule[1] || rule[2])) {
+    const part = rule[2] ? `, ${RULE_PARTS[rule[2]]}` : '';
+    return `Rule ${rule[1] ? Number(rule[1]) + 1 : 1}${part}`;
+  }
+  if (path === 'filter') return 'Filter';
+  if (path.startsWith('filter.')) return `Filter, at ${path.slice('filter.'.length)}`;
+  return fieldLabel(path);
 }

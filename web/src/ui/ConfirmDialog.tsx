@@ -27,7 +27,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
       await props.onConfirm();
       props.onClose();
     } catch (failure) {
-      setError(toFailure(failure).message);
+      setError(toFailure(failure).explain().join(' '));
     } finally {
       setBusy(false);
     }

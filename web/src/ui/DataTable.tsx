@@ -1,4 +1,4 @@
-import { ReactNode } from 'react';
+import { ReactNode, useLayoutEffect, useRef } from 'react';
 import type { ApiFailure } from '../api/client';
 import { ErrorNotice, Loading } from './Notice';
 import { Pager } from './Pager';
@@ -33,7 +33,13 @@ export function ListStates<T>({
   );
 }
 
-/** A table of rows, one `<th scope="col">` per column heading, the caption for screen readers. */
+/**
+ * A table of rows, one `<th scope="col">` per column heading, the caption for screen readers.
+ * On a phone each row becomes a card: its cells stacked, each led by its column's heading
+ * (`data-label`, which the stylesheet shows), so nothing scrolls sideways. The headings are
+ * copied onto the cells after each render, whatever the page's cells are made of; the roles
+ * keep the table a table for screen readers that drop it once it is not laid out as one.
+ */
 export function DataTable<T>({
   caption,
   columns,
@@ -46,14 +52,18 @@ export function DataTable<T>({
   /** One `<tr>` (with its key) per row. */
   children(row: T): ReactNode;
 }) {
+  const table = useRef<HTMLTableElement>(null);
+  useLayoutEffect(() => {
+    if (table.current) labelCells(table.current);
+  });
   return (
     <div className="table-wrap">
-      <table className="table">
+      <table className="table table-cards" role="table" ref={table}>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
-          <tr>
+          <tr role="row">
             {columns.map((column, index) => (
-              <th scope="col" key={index}>
+              <th scope="col" role="columnheader" key={index}>
                 {column}
               </th>
             ))}
@@ -63,6 +73,22 @@ export function DataTable<T>({
       </table>
     </div>
   );
+}
+
+/** Each body cell gets its column's heading as `data-label`, and the row and cell roles. */
+function labelCells(table: HTMLTableElement) {
+  const headings = Array.from(table.tHead?.rows[0]?.cells ?? [], (cell) =>
+    (cell.textContent ?? '').trim(),
+  );
+  for (const body of Array.from(table.tBodies)) {
+    for (const row of Array.from(body.rows)) {
+      row.setAttribute('role', 'row');
+      Array.from(row.cells).forEach((cell, index) => {
+        cell.setAttribute('role', 'cell');
+        cell.dataset.label = headings[index] ?? '';
+      });
+    }
+  }
 }
 
 /** A cursor-paged list: its states, its table, and the pager under it. */

@@ -1,0 +1,316 @@
+import { Injectable } from '@nestjs/common';
+import { ErasureGuard } from '../erasure/erasure-guard';
+import type { AccountId } from '../platform/database/account-id';
+import type { SqlRunner } from '../platform/database/sql-runner';
+import { messageIdHeader } from '../platform/mail/mail-transport';
+import { OutboundEvent, WebhookEventType } from '../webhooks/webhook-event-types';
+import { WebhookPublisher } from '../webhooks/webhook-publisher';
+import { MailEventSubjects } from './mail-event-subjects';
+import { CampaignCounts, DayCounts, StatsRepository } from './stats.repository';
+
+/** A campaign message: one campaign to one subscriber. */
+export interface CampaignMessageRef {
+  campaignId: string;
+  subscriberId: string;
+}
+
+/** A transactional message; the address is known where the event comes from. */
+export interface TransactionalMessageRef {
+  transactionalId: string;
+  email: string;
+  /** The Message-ID it went out with, when the caller has it at hand. */
+  messageId?: string | null;
+  subscriberId?: string | null;
+}
+
+export type MessageRef = CampaignMessageRef | TransactionalMessageRef;
+
+/**
+ * Something that happened to mail Herald sent. `sent`: the relay gave a final answer;
+ * `delivered`: it was a 250; `bounced`: refused at sending or reported later; `opened` and
+ * `clicked` name whether a machine did it and whether it was the person's first (unique).
+ */
+export type MailEvent =
+  | { kind: 'sent' | 'delivered'; message: MessageRef }
+  | {
+      kind: 'bounced';
+      message: MessageRef;
+      hard: boolean;
+      source: string;
+      statusCode?: string | null;
+    }
+  | { kind: 'complained'; message: MessageRef; source: string }
+  | { kind: 'opened'; message: CampaignMessageRef; machine: boolean; unique: boolean }
+  | {
+      kind: 'clicked';
+      message: CampaignMessageRef;
+      url: string;
+      machine: boolean;
+      unique: boolean;
+    }
+  /** Counted even for an address that is no subscriber's; published only for a subscriber. */
+  | { kind: 'unsubscribed'; subscriberId: string | null; message?: MessageRef; source: string }
+  | {
+      kind: 'converted';
+      subscriberId: string;
+      campaignId: string | null;
+      amountCents: number;
+      occurredAt: Date;
+    };
+
+const EVENT_TYPE: Record<MailEvent['kind'], WebhookEventType | undefined> = {
+  sent: 'email.sent',
+  delivered: 'email.delivered',
+  bounced: 'email.bounced',
+  complained: 'email.complained',
+  opened: 'email.opened',
+  clicked: 'email.clicked',
+  unsubscribed: 'subscriber.unsubscribed',
+  converted: undefined,
+};
+
+const isCampaign = (ref: MessageRef): ref is CampaignMessageRef => 'campaignId' in ref;
+
+/** Campaigns whose From is remembered per process (it is frozen once a campaign sends). */
+const CAMPAIGN_CACHE = 1_000;
+
+/**
+ * The one path every mail event takes: it moves the statistics (the account's day, the
+ * campaign's engagement and links) and publishes the outbound webhook events, both inside the
+ * transaction that records the event where it happened (a send's outcome, an open, a bounce
+ * report…). So the numbers and the events cannot disagree, and neither counts an event twice
+ * when its recording is retried. A whole chunk of outcomes is one call: one statement per
+ * table, one INSERT of webhook deliveries.
+ */
+@Injectable()
+export class MailEvents {
+  private readonly campaigns = new Map<string, { name: string; fromAddress: string }>();
+
+  constructor(
+    private readonly stats: StatsRepository,
+    private readonly publisher: WebhookPublisher,
+    private readonly subjects: MailEventSubjects,
+    private readonly erasureGuard: ErasureGuard,
+  ) {}
+
+  async record(db: SqlRunner, accountId: AccountId, events: MailEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const at = new Date();
+    await this.count(db, accountId, events, at);
+    await this.publish(db, accountId, events, at);
+  }
+
+  // ---- statistics ---------------------------------------------------------------------------
+
+  private async count(db: SqlRunner, accountId: AccountId, events: MailEvent[], at: Date) {
+    const days = new Map<string, DayCounts>();
+    const add = (day: string, counts: DayCounts) => {
+      const total = days.get(day) ?? {};
+      for (const [column, n] of Object.entries(counts) as [keyof DayCounts, number][]) {
+        total[column] = (total[column] ?? 0) + n;
+      }
+      days.set(day, total);
+    };
+    const campaigns = new Map<string, CampaignCounts>();
+    const addCampaign = (id: string, counts: CampaignCounts) => {
+      const total = campaigns.get(id) ?? {};
+      for (const [field, n] of Object.entries(counts) as [keyof CampaignCounts, number][]) {
+        total[field] = (total[field] ?? 0) + n;
+      }
+      campaigns.set(id, total);
+    };
+    const today = utcDay(at);
+    const clicks: Extract<MailEvent, { kind: 'clicked' }>[] = [];
+
+    for (const event of events) {
+      switch (event.kind) {
+        case 'sent':
+          add(today, { sent: 1 });
+          break;
+        case 'delivered':
+          add(today, { delivered: 1 });
+          break;
+        case 'bounced':
+          add(today, event.hard ? { hard_bounces: 1 } : { soft_bounces: 1 });
+          break;
+        case 'complained':
+          add(today, { complaints: 1 });
+          break;
+        case 'unsubscribed':
+          add(today, { unsubscribes: 1 });
+          break;
+        case 'opened':
+          add(
+            today,
+            event.machine ? { machine_opens: 1 } : { opens: 1, unique_opens: event.unique ? 1 : 0 },
+          );
+          addCampaign(event.message.campaignId, event.machine ? { machineOpens: 1 } : { opens: 1 });
+          break;
+        case 'clicked':
+          add(
+            today,
+            event.machine
+              ? { machine_clicks: 1 }
+              : { clicks: 1, unique_clicks: event.unique ? 1 : 0 },
+          );
+          addCampaign(
+            event.message.campaignId,
+            event.machine ? { machineClicks: 1 } : { clicks: 1 },
+          );
+          clicks.push(event);
+          break;
+        case 'converted':
+          // Revenue belongs to the day the purchase happened, not the day it was reported.
+          add(utcDay(event.occurredAt), { revenue_cents: event.amountCents });
+          if (event.campaignId) {
+            addCampaign(event.campaignId, { conversions: 1, revenueCents: event.amountCents });
+          }
+          break;
+      }
+    }
+    // Lock order: campaign_stats, campaign_links (+ clickers), daily_stats; campaigns in id order.
+    for (const id of [...campaigns.keys()].sort()) {
+      await this.stats.countCampaign(db, accountId, id, campaigns.get(id)!);
+    }
+    for (const click of clicks) {
+      await this.stats.countLinkClick(
+        db,
+        accountId,
+        click.message.campaignId,
+        click.message.subscriberId,
+        click.url,
+        click.machine,
+      );
+    }
+    await this.stats.countDays(db, accountId, days);
+  }
+
+  // ---- webhooks -----------------------------------------------------------------------------
+
+  private async publish(db: SqlRunner, accountId: AccountId, events: MailEvent[], at: Date) {
+    const wanted = await this.publisher.wantedTypes(accountId);
+    if (wanted.size === 0) return;
+    const relevant = events.filter((event) => {
+      const type = EVENT_TYPE[event.kind];
+      return type !== undefined && wanted.has(type);
+    });
+    if (relevant.length === 0) return;
+
+    // Everything the payloads name, looked up once per call.
+    const subscriberIds = new Set<string>();
+    for (const event of relevant) {
+      if ('message' in event && event.message && isCampaign(event.message)) {
+        subscriberIds.add(event.message.subscriberId);
+      }
+    }
+    const emails =
+      subscriberIds.size > 0
+        ? await this.subjects.get('subscriberEmails')(db, accountId, [...subscriberIds])
+        : new Map<string, string>();
+
+    const outbound: OutboundEvent[] = [];
+    for (const event of relevant) {
+      const type = EVENT_TYPE[event.kind]!;
+      if (event.kind === 'unsubscribed') {
+        if (!event.subscriberId) continue;
+        const subscriber = await this.subjects.get('subscriber')(db, accountId, event.subscriberId);
+        if (!subscriber) continue;
+        outbound.push({
+          type,
+          occurredAt: at,
+          data: { ...subscriber },
+          subscriberId: event.subscriberId,
+        });
+        continue;
+      }
+      if (event.kind === 'converted') continue;
+      const envelope = await this.envelope(db, accountId, event.message, emails);
+      if (!envelope) continue; // the person is gone: an erased identity's events carry nothing
+      const extra: Record<string, unknown> = {};
+      if (event.kind === 'bounced') {
+        extra.reason = event.hard ? 'hard_bounce' : 'soft_bounce';
+        extra.status_code = event.statusCode ?? null;
+        extra.source = event.source;
+      } else if (event.kind === 'complained') {
+        extra.reason = 'complaint';
+        extra.source = event.source;
+      } else if (event.kind === 'opened') {
+        extra.machine = event.machine;
+      } else if (event.kind === 'clicked') {
+        extra.url = event.url;
+        extra.machine = event.machine;
+      }
+      outbound.push({
+        type,
+        occurredAt: at,
+        data: { ...envelope.data, ...extra },
+        subscriberId: envelope.subscriberId,
+        recipientHash: envelope.recipientHash,
+      });
+    }
+    await this.publisher.publish(db, accountId, outbound);
+  }
+
+  /** `message_id`, `email`, `subscriber_id`, `campaign_id` of a message's events. */
+  private async envelope(
+    db: SqlRunner,
+    accountId: AccountId,
+    message: MessageRef,
+    emails: Map<string, string>,
+  ) {
+    if (isCampaign(message)) {
+      const email = emails.get(message.subscriberId);
+      const campaign = await this.campaign(db, accountId, message.campaignId);
+      if (!email || !campaign) return undefined;
+      return {
+        data: {
+          message_id: messageIdHeader(
+            `${message.campaignId}.${message.subscriberId}`,
+            campaign.fromAddress,
+          ),
+          email,
+          subscriber_id: message.subscriberId,
+          campaign_id: message.campaignId,
+        },
+        subscriberId: message.subscriberId,
+        recipientHash: null,
+      };
+    }
+    let messageId = message.messageId ?? null;
+    if (!messageId) {
+      messageId =
+        (await this.subjects.get('transactional')(db, accountId, message.transactionalId))
+          ?.messageId ?? null;
+    }
+    const subscriberId =
+      message.subscriberId !== undefined
+        ? message.subscriberId
+        : await this.subjects.get('subscriberIdByEmail')(db, accountId, message.email);
+    return {
+      data: {
+        message_id: messageId,
+        email: message.email,
+        subscriber_id: subscriberId,
+        campaign_id: null,
+      },
+      subscriberId,
+      recipientHash: this.erasureGuard.emailHash(accountId, message.email),
+    };
+  }
+
+  private async campaign(db: SqlRunner, accountId: AccountId, id: string) {
+    const cached = this.campaigns.get(id);
+    if (cached) return cached;
+    const found = await this.subjects.get('campaign')(db, accountId, id);
+    if (found) {
+      if (this.campaigns.size >= CAMPAIGN_CACHE) this.campaigns.clear();
+      this.campaigns.set(id, found);
+    }
+    return found;
+  }
+}
+
+/** `YYYY-MM-DD` in UTC: the statistics' days are UTC days. */
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

@@ -1,0 +1,85 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { KeyedHasher } from '../platform/crypto/keyed-hasher';
+import type { AccountId } from '../platform/database/account-id';
+import type { Db } from '../platform/database/db';
+import { ConflictError } from '../platform/errors/api-errors';
+import { payloadFingerprint } from './idempotency-key';
+import { IdempotencyKeysRepository, StoredResponse } from './idempotency-keys.repository';
+
+/** An answer to store: its body must be plain JSON. */
+export interface AnyResponse {
+  status: number;
+  body: unknown;
+}
+
+/** An answer, and whether it replays the key's first one. */
+export interface IdempotentOutcome {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+/** The same key with another payload, or while its first request is still in progress. */
+export class IdempotencyConflictError extends ConflictError {
+  constructor() {
+    super(
+      'The request conflicts with an earlier request using this Idempotency-Key (another payload, or still in progress).',
+    );
+  }
+}
+
+/**
+ * The Idempotency-Key mechanism of the transactional send, for other endpoints that create
+ * something (conversions): the same table, claim and replay rules (SPEC §4). Keys are the
+ * account's, whatever the endpoint: the payload's fingerprint names the endpoint, so a key
+ * reused on another endpoint is a 409 like one reused with another payload.
+ */
+@Injectable()
+export class IdempotentRequests {
+  private readonly logger = new Logger(IdempotentRequests.name);
+
+  constructor(
+    private readonly keys: IdempotencyKeysRepository,
+    private readonly hasher: KeyedHasher,
+  ) {}
+
+  /**
+   * Without a key: `work` runs. With one: the first request claims it and runs `work`, which
+   * must call `complete` inside the transaction that stores what it created; a repeat with
+   * the same payload replays that answer; anything else is a 409.
+   */
+  async run(
+    accountId: AccountId,
+    endpoint: string,
+    key: string | undefined,
+    payload: unknown,
+    token: string,
+    work: (complete: (tx: Db, response: AnyResponse) => Promise<void>) => Promise<AnyResponse>,
+  ): Promise<IdempotentOutcome> {
+    if (key === undefined) {
+      const response = await work(() => Promise.resolve());
+      return { ...response, replayed: false };
+    }
+    const fingerprint = payloadFingerprint(this.hasher, endpoint, payload);
+    const claim = await this.keys.claim(accountId, key, fingerprint, token);
+    if (!claim.claimed) {
+      const response = claim.held?.fingerprint === fingerprint ? claim.held.response : undefined;
+      if (!response) throw new IdempotencyConflictError();
+      return { status: response.status, body: response.body, replayed: true };
+    }
+    try {
+      const response = await work(async (tx, stored) => {
+        if (!(await this.keys.complete(accountId, key, token, stored as StoredResponse, tx))) {
+          // Our claim lapsed and another request took the key over: it answers for the key.
+          throw new IdempotencyConflictError();
+        }
+      });
+      return { ...response, replayed: false };
+    } catch (error) {
+      await this.keys.release(accountId, key, token).catch((e: unknown) => {
+        this.logger.warn({ err: e }, 'could not release an idempotency key; its lease will');
+      });
+      throw error;
+    }
+  }
+}

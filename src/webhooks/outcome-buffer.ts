@@ -1,0 +1,36 @@
+/**
+ * Collects items as they arrive and hands them to `write` in small batches: at most
+ * `maxBatch` at once, at most `maxDelayMs` after the first of a batch arrived. Writes run one
+ * at a time, in arrival order; a failed write is the writer's to report.
+ */
+export class OutcomeBuffer<T> {
+  private waiting: T[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly write: (batch: T[]) => Promise<void>,
+    private readonly options: { maxBatch: number; maxDelayMs: number },
+  ) {}
+
+  add(item: T): void {
+    this.waiting.push(item);
+    if (this.waiting.length >= this.options.maxBatch) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.options.maxDelayMs);
+  }
+
+  /** Writes whatever waits; resolves when every write is done. */
+  async close(): Promise<void> {
+    this.flush();
+    await this.writing;
+  }
+
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waiting.length === 0) return;
+    const batch = this.waiting;
+    this.waiting = [];
+    this.writing = this.writing.then(() => this.write(batch)).catch(() => undefined);
+  }
+}
