@@ -15,6 +15,11 @@ import { BatchCounts, ImportRowError, ImportRun, ImportsRepository } from './imp
 /** At most this many errors are kept per row: a row wrong everywhere says enough in ten. */
 const ERRORS_PER_ROW = 10;
 
+interface PreparedBatch {
+  items: BulkItem[];
+  refusals: { row: number; details: ErrorDetail[] }[];
+}
+
 /** Another runner has moved this import on (a job BullMQ wrongly thought stalled). */
 class ImportTakenOver extends Error {}
 
@@ -85,8 +90,21 @@ export class ImportRunner {
     return rows;
   }
 
+  /**
+   * Batches are validated while the previous one is being written (the next rows are parsed
+   * and checked during its transaction), and committed strictly in order, one at a time.
+   */
   private async importRows(accountId: AccountId, job: ImportRun): Promise<void> {
     let batch: CsvItem[] = [];
+    let writing: Promise<void> | undefined;
+    const commit = async (items: CsvItem[]) => {
+      const prepared = await this.prepare(items, job);
+      await writing;
+      writing = this.writeBatch(accountId, job, items, prepared);
+      // Awaited before the next batch (or at the end); until then a failure must not count as
+      // unhandled.
+      writing.catch(() => undefined);
+    };
     for await (const item of csvRows(
       this.files.read(accountId, job.fileId!),
       job.columns.delimiter,
@@ -94,14 +112,54 @@ export class ImportRunner {
       if (item.row <= job.rowsProcessed) continue; // committed before a crash
       batch.push(item);
       if (batch.length >= IMPORT_BATCH) {
-        await this.writeBatch(accountId, job, batch);
+        await commit(batch);
         batch = [];
       }
     }
-    if (batch.length > 0) await this.writeBatch(accountId, job, batch);
+    if (batch.length > 0) await commit(batch);
+    await writing;
   }
 
-  private async writeBatch(accountId: AccountId, job: ImportRun, batch: CsvItem[]): Promise<void> {
+  /** The rows of a batch as validated writes, and the refusals of those that are not. */
+  private async prepare(batch: CsvItem[], job: ImportRun): Promise<PreparedBatch> {
+    const prepared: PreparedBatch = { items: [], refusals: [] };
+    const width = job.columns.columns.length;
+    for (const item of batch) {
+      if ('problem' in item) {
+        prepared.refusals.push({
+          row: item.row,
+          details: [{ field: 'row', code: 'invalid_csv', message: item.problem }],
+        });
+      } else if (item.cells.length > width) {
+        prepared.refusals.push({
+          row: item.row,
+          details: [
+            {
+              field: 'row',
+              code: 'invalid_csv',
+              message: `This row has ${item.cells.length} cells; the header has ${width}.`,
+            },
+          ],
+        });
+      } else {
+        const body = recordToBody(item.cells, job.columns.columns);
+        const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
+          CreateSubscriberDto,
+          body,
+        );
+        if (details.length > 0) prepared.refusals.push({ row: item.row, details });
+        else prepared.items.push({ position: item.row, body: instance });
+      }
+    }
+    return prepared;
+  }
+
+  private async writeBatch(
+    accountId: AccountId,
+    job: ImportRun,
+    batch: CsvItem[],
+    prepared: PreparedBatch,
+  ): Promise<void> {
     const errors: ImportRowError[] = [];
     const counts: BatchCounts = {
       created: 0,
@@ -116,29 +174,8 @@ export class ImportRunner {
         errors.push({ row, field, message });
       }
     };
-    const items: BulkItem[] = [];
-    const width = job.columns.columns.length;
-    for (const item of batch) {
-      if ('problem' in item) {
-        refuse(item.row, [{ field: 'row', code: 'invalid_csv', message: item.problem }]);
-      } else if (item.cells.length > width) {
-        refuse(item.row, [
-          {
-            field: 'row',
-            code: 'invalid_csv',
-            message: `This row has ${item.cells.length} cells; the header has ${width}.`,
-          },
-        ]);
-      } else {
-        const body = recordToBody(item.cells, job.columns.columns);
-        const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
-          CreateSubscriberDto,
-          body,
-        );
-        if (details.length > 0) refuse(item.row, details);
-        else items.push({ position: item.row, body: instance });
-      }
-    }
+    for (const { row, details } of prepared.refusals) refuse(row, details);
+    const items = prepared.items;
     const last = batch[batch.length - 1].row;
     const first = batch[0].row;
     const actor: AuditActor = {

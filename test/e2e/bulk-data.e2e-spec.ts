@@ -323,5 +323,29 @@ describe('data in bulk', () => {
       ]);
       await get('/v1/exports/00000000-0000-7000-8000-000000000000/download').expect(404);
     });
+
+    it('expires finished exports when someone is erased: the file may hold them', async () => {
+      await post('/v1/subscribers').send({ email: 'leaving@export.test' }).expect(201);
+      const accepted = await post('/v1/exports').send({}).expect(202);
+      const id = accepted.body.id as string;
+      await waitFor(
+        async () => {
+          const { body } = (await get(`/v1/exports/${id}`).expect(200)) as {
+            body: { status: string };
+          };
+          return body.status === 'done';
+        },
+        { timeoutMs: 30_000 },
+      );
+      await get(`/v1/exports/${id}/download`).expect(200);
+      await post('/v1/erasures').send({ email: 'leaving@export.test' }).expect(200);
+      const after = await get(`/v1/exports/${id}`).expect(200);
+      expect(after.body).toMatchObject({ status: 'expired' });
+      await get(`/v1/exports/${id}/download`).expect(409);
+      const files = await env.sql(
+        `SELECT count(*)::int AS n FROM stored_files WHERE purpose = 'export'`,
+      );
+      expect(files).toEqual([{ n: 0 }]);
+    });
   });
 });
