@@ -36,8 +36,18 @@ export class SmtpSink {
   holdAfter = Infinity;
   /** Transactions currently hanging at MAIL FROM. */
   held = 0;
+  /**
+   * Until this time (Date.now()), every RCPT TO and every end of DATA is answered 451: a relay
+   * refusing everything for now (greylisting, overload, a full disk). See deferFor().
+   */
+  deferUntil = 0;
+  /** Replies 451 given because of deferUntil. */
+  deferred = 0;
+  /** Accepted messages per RCPT TO address (lower-cased): see duplicates() and missing(). */
+  readonly received = new Map<string, number>();
   private releases: (() => void)[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
+  private triggers: { count: number; action: () => void }[] = [];
 
   private readonly server: SMTPServer;
   private port = 0;
@@ -48,6 +58,9 @@ export class SmtpSink {
       disabledCommands: ['AUTH', 'STARTTLS'],
       logger: false,
       size: 10 * 1024 * 1024,
+      onRcptTo: (_address, _session, callback) => {
+        callback(this.deferring() ? this.deferral() : undefined);
+      },
       onMailFrom: (_address, _session, callback) => {
         if (this.messages.length < this.holdAfter) {
           callback();
@@ -65,6 +78,10 @@ export class SmtpSink {
         stream.on('end', () => {
           const message = parseMessage(Buffer.concat(chunks).toString('utf8'), session);
           if (!keepBodies) message.raw = '';
+          if (this.deferring()) {
+            callback(this.deferral());
+            return;
+          }
           const verdict = this.verdict(message);
           if (verdict) {
             const error = new Error(verdict.message) as Error & { responseCode: number };
@@ -81,6 +98,9 @@ export class SmtpSink {
 
   static async start(options: { keepBodies?: boolean } = {}): Promise<SmtpSink> {
     const sink = new SmtpSink(options.keepBodies ?? true);
+    // A client that dies mid-transaction (a killed worker) resets its connection: the server
+    // reports it as an 'error' event, which is the client's problem, not the sink's.
+    sink.server.on('error', () => undefined);
     await new Promise<void>((resolve) => sink.server.listen(0, '127.0.0.1', resolve));
     sink.port = (sink.server.server.address() as AddressInfo).port;
     return sink;
@@ -108,6 +128,42 @@ export class SmtpSink {
     });
   }
 
+  /**
+   * Runs `action` synchronously when the `count`-th message is accepted (at once if it already
+   * was): a fault injected at an exact point of a send, with other messages still in flight.
+   */
+  whenReceived(count: number, action: () => void): void {
+    if (this.messages.length >= count) action();
+    else this.triggers.push({ count, action });
+  }
+
+  /** Answers 451 to every recipient and every message for the next `ms`. */
+  deferFor(ms: number): void {
+    this.deferUntil = Date.now() + ms;
+  }
+
+  /** How many times `address` was accepted. */
+  countOf(address: string): number {
+    return this.received.get(address.toLowerCase()) ?? 0;
+  }
+
+  /** Addresses accepted more than once, with their counts. */
+  duplicates(): [string, number][] {
+    return [...this.received].filter(([, count]) => count > 1);
+  }
+
+  /** How many messages beyond the first each address got, summed. */
+  extraCopies(): number {
+    let extra = 0;
+    for (const count of this.received.values()) extra += count - 1;
+    return extra;
+  }
+
+  /** The addresses of `expected` that were never accepted. */
+  missing(expected: Iterable<string>): string[] {
+    return [...expected].filter((address) => this.countOf(address) === 0);
+  }
+
   /** Lets held transactions continue (their clients may be long gone). */
   release(): void {
     this.holdAfter = Infinity;
@@ -121,8 +177,27 @@ export class SmtpSink {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  private deferring(): boolean {
+    return Date.now() < this.deferUntil;
+  }
+
+  private deferral(): Error {
+    this.deferred++;
+    const error = new Error('Try again later (the test relay defers everything for now)');
+    (error as Error & { responseCode: number }).responseCode = 451;
+    return error;
+  }
+
   private accept(message: ReceivedMessage): void {
     this.messages.push(message);
+    for (const address of message.to) {
+      this.received.set(address, (this.received.get(address) ?? 0) + 1);
+    }
+    this.triggers = this.triggers.filter((trigger) => {
+      if (this.messages.length < trigger.count) return true;
+      trigger.action();
+      return false;
+    });
     this.waiters = this.waiters.filter((waiter) => {
       if (this.messages.length < waiter.count) return true;
       waiter.resolve();

@@ -15,6 +15,15 @@ import { Factories, Tenant } from './factories';
 const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** Where a TestEnv lives, when not on the shared servers (a throwaway one of a fault test). */
+export interface TestEnvPlace {
+  /** A PostgreSQL server URL without database (default: TEST_DATABASE_SERVER or 5432). */
+  databaseServer?: string;
+  redisUrl?: string;
+  /** false: the database is left empty, for a test that migrates it itself. */
+  migrate?: boolean;
+}
+
 /**
  * One isolated Herald per test file: its own PostgreSQL database and Redis key prefix, so
  * files run in parallel and leave nothing behind (dispose() drops both).
@@ -23,14 +32,22 @@ export class TestEnv {
   private constructor(
     readonly config: HeraldConfig,
     readonly databaseName: string,
+    private readonly databaseServer: string,
   ) {}
 
-  static async create(overrides: Record<string, string> = {}): Promise<TestEnv> {
+  static async create(
+    overrides: Record<string, string> = {},
+    {
+      databaseServer = SERVER_URL,
+      redisUrl = REDIS_URL,
+      migrate: migrated = true,
+    }: TestEnvPlace = {},
+  ): Promise<TestEnv> {
     const suffix = randomBytes(5).toString('hex');
     const databaseName = `herald_test_${suffix}`;
     const config = loadConfig({
-      DATABASE_URL: `${SERVER_URL}/${databaseName}`,
-      REDIS_URL,
+      DATABASE_URL: `${databaseServer}/${databaseName}`,
+      REDIS_URL: redisUrl,
       QUEUE_PREFIX: `herald-test-${suffix}`,
       HERALD_SECRET: `test-secret-${suffix}-${randomBytes(16).toString('hex')}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -41,20 +58,20 @@ export class TestEnv {
       RATE_LIMIT_ANONYMOUS: '100000',
       ...overrides,
     });
-    await migrate(config.databaseUrl);
-    return new TestEnv(config, databaseName);
+    if (migrated) await migrate(config.databaseUrl);
+    return new TestEnv(config, databaseName, databaseServer);
   }
 
   /** Drops the database and every Redis key under this env's prefix. */
   async dispose(): Promise<void> {
-    const admin = new Client({ connectionString: `${SERVER_URL}/postgres` });
+    const admin = new Client({ connectionString: `${this.databaseServer}/postgres` });
     await admin.connect();
     try {
       await admin.query(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`);
     } finally {
       await admin.end();
     }
-    const redis = new Redis(REDIS_URL);
+    const redis = new Redis(this.config.redisUrl);
     try {
       let cursor = '0';
       do {
