@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Pool, PoolClient } from 'pg';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
 import { PG_POOL_SIZE } from '../settings';
@@ -18,6 +18,17 @@ export class PgPool extends Pool implements OnApplicationShutdown {
     // on the pool; unheard, it would crash the process. The pool replaces the connection.
     const logger = new Logger(PgPool.name);
     this.on('error', (error) => logger.warn(`idle PostgreSQL connection lost: ${error.message}`));
+    // A connection lent out (a transaction, Prisma's or ours) has no listener of the pool's
+    // while it is out, and its user may be awaiting something else (an SMTP reply) when
+    // PostgreSQL goes away: the client then emits 'error' with nobody listening, which ends
+    // the process. This listener covers every borrower for as long as it holds the client;
+    // the borrower learns of the loss from its next query, which fails.
+    const lost = (error: Error) =>
+      logger.warn(`PostgreSQL connection lost while in use: ${error.message}`);
+    this.on('acquire', (client: PoolClient) => client.on('error', lost));
+    this.on('release', (_error: Error | undefined, client: PoolClient) =>
+      client.removeListener('error', lost),
+    );
   }
 
   /**
@@ -26,16 +37,18 @@ export class PgPool extends Pool implements OnApplicationShutdown {
    */
   async transaction<T>(work: (client: PgClient) => Promise<T>): Promise<T> {
     const client = await this.connect();
+    // Set when the connection cannot even roll back: released with it, the pool discards it.
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   422: 'validation_failed',
   429: 'rate_limited',
   500: 'internal_error',
+  503: 'service_unavailable',
 } as const;
 
 export type ErrorStatus = keyof typeof ERROR_CODES;
@@ -112,5 +113,18 @@ export class CampaignNotDraftError extends ConflictError {
 export class CampaignStateConflictError extends ConflictError {
   constructor(operation: string, status: string) {
     super(`A ${status} campaign cannot be ${operation}.`);
+  }
+}
+
+/**
+ * A store Herald needs (PostgreSQL) cannot be reached for a moment: nothing was done, and the
+ * same request will work once it is back. Unlike a 500, this says "retry", and when.
+ */
+export class ServiceUnavailableError extends ApiError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      503,
+      'The service is briefly unavailable (its database cannot be reached). Retry shortly.',
+    );
   }
 }

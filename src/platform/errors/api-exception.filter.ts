@@ -1,6 +1,19 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ERROR_CODES, ErrorStatus, RateLimitedError } from './api-errors';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
+import {
+  ApiError,
+  ERROR_CODES,
+  ErrorStatus,
+  RateLimitedError,
+  ServiceUnavailableError,
+} from './api-errors';
+
+/**
+ * Retry-After of a 503: PostgreSQL restarting takes seconds; clients that wait this long
+ * between tries neither hammer it nor wait long after it is back.
+ */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * The one place where errors become responses. Whatever was thrown (a domain error, a Nest
@@ -24,8 +37,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
         { err: exception, requestId: request.id, method: request.method, url: request.url },
         'unhandled error',
       );
+    } else if (error instanceof ServiceUnavailableError) {
+      // An outage, not a bug: one line per request, no stack.
+      this.logger.warn(
+        { requestId: request.id, method: request.method, url: request.url },
+        `database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`,
+      );
     }
-    if (error instanceof RateLimitedError) {
+    if (error instanceof RateLimitedError || error instanceof ServiceUnavailableError) {
       void reply.header('Retry-After', String(error.retryAfterSeconds));
     }
     void reply.status(error.status).send(envelope(error));
@@ -41,6 +60,9 @@ export function envelope(error: ApiError): {
 
 export function toApiError(exception: unknown): ApiError {
   if (exception instanceof ApiError) return exception;
+  if (isDatabaseUnavailable(exception)) {
+    return new ServiceUnavailableError(UNAVAILABLE_RETRY_AFTER_SECONDS);
+  }
   const status = httpStatusOf(exception);
   if (status === undefined || status >= 500) {
     return new ApiError(500, 'Something went wrong on our side. It has been logged.');
