@@ -1,16 +1,19 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
-import { Job } from 'bullmq';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DelayedError, Job } from 'bullmq';
 import { AccountsService } from '../accounts/accounts.service';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { SenderIdentity } from '../domains/sender-identity';
 import { Campaign, Subscriber } from '../generated/prisma/client';
 import { FooterSender, withOptOut } from '../opt-out/opt-out-footer';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
+import { isTransientDatabaseError } from '../platform/database/transient-errors';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import {
   MailDeliveryError,
   MailTransport,
+  OutgoingMessage,
   withoutAddresses,
 } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
@@ -25,6 +28,7 @@ import {
   RECORD_ATTEMPTS,
   RECORD_BATCH,
   RECORD_DELAY_MS,
+  RECORD_RETRY_MAX_MS,
 } from '../platform/settings';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { SuppressionList } from '../suppression/suppression-list';
@@ -35,27 +39,51 @@ import {
   textFromHtml,
   unrenderable,
 } from '../templates/template-renderer';
+import { CampaignCompletion } from './campaign-completion';
 import { CampaignDeliveryGates } from './campaign-delivery-gate';
-import { CampaignEvents } from './campaign-events';
+import { CampaignDeliveryRunsRepository, RunIdentity } from './campaign-delivery-runs.repository';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { skipReasonOf } from './mailability';
 import { CampaignMessageBuilder } from './campaign-message';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { DeliveryJob } from './campaign-send-queue';
 import { CampaignsRepository } from './campaigns.repository';
+import { DeliveryLease } from './delivery-lease';
 import { OutcomeRecorder } from './outcome-recorder';
 import { Outcome } from './recipient-outcome';
+import { SendSlots } from './send-slots';
 
 /** A claimed recipient's row, and whether the address is suppressed right now. */
 type RecipientRow = Subscriber & { suppressed: boolean };
 
+/** What every message of a campaign shares, prepared once per job. */
+interface CampaignContent {
+  campaign: Campaign;
+  compiled: CompiledMessage;
+  footer: FooterSender;
+  sender: SenderIdentity | undefined;
+}
+
+/** How a run ended, beyond the outcomes it wrote. */
+interface RunEnd {
+  /** The campaign is no longer sending (paused or cancelled): claim nothing more. */
+  stopped: boolean;
+  /** PostgreSQL failed a claim: the job is retried once it is back. */
+  storeError?: Error;
+  /** How many rows the run claimed. */
+  claimed: number;
+}
+
+/** A wake-up this close is not worth a round trip through the delayed queue. */
+const WAKE_NOW_MS = 500;
+
 /**
- * Delivers one batch of a campaign: claims pending ledger rows a chunk at a time (pending →
- * sending, a conditional UPDATE, so no two workers send to one row), renders each message
- * with the template compiled once per job, sends through the pooled transport, and records
- * outcomes in small bulk writes as they arrive (ledger, subscriber statistics, campaign
- * counters). SMTP 4xx answers leave the recipient for a retry of the job with backoff; 5xx
- * fails it and marks the subscriber bounced.
+ * Delivers one batch of a campaign as a delivery run: a lease-holding owner of the ledger
+ * rows it claims (pending, deferred and due, or left by a run whose lease expired), a chunk at
+ * a time. Each message is rendered with the template compiled once per job, handed to SMTP
+ * only when a pool connection is free and the lease still holds, and its outcome written in a
+ * small bulk write fenced on the run. Temporary refusals are deferred in the ledger; when the
+ * batch's next try lies in the future, the job waits in BullMQ's delayed set until then.
  */
 @Processor(QUEUES.campaignDelivery, {
   concurrency: DELIVERY_CONCURRENCY,
@@ -69,15 +97,17 @@ export class CampaignDeliveryProcessor extends WorkerHost {
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
+    private readonly runs: CampaignDeliveryRunsRepository,
     private readonly outcomes: CampaignOutcomeWriter,
+    private readonly completion: CampaignCompletion,
     private readonly subscribers: SubscribersService,
     private readonly messages: CampaignMessageBuilder,
     private readonly transport: MailTransport,
+    private readonly slots: SendSlots,
     private readonly senderDomains: SenderDomainsService,
     private readonly accounts: AccountsService,
     private readonly suppressions: SuppressionList,
     private readonly gates: CampaignDeliveryGates,
-    private readonly events: CampaignEvents,
   ) {
     super();
   }
@@ -88,20 +118,62 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     reportRedisError('the campaign delivery worker', error);
   }
 
-  async process(job: Job<DeliveryJob>): Promise<void> {
+  async process(job: Job<DeliveryJob>, token?: string): Promise<void> {
     const accountId = parseAccountId(job.data.accountId);
     const { campaignId, batch } = job.data;
     const campaign = await this.campaigns.findById(accountId, campaignId);
     if (!campaign || campaign.status !== 'sending') return;
-    const released = await this.ledger.releaseClaims(accountId, campaignId, batch);
-    if (released > 0) {
-      this.logger.warn(`campaign ${campaignId} batch ${batch}: resending ${released} unconfirmed`);
+    // Runs of this batch whose workers died or froze: their counts move to the campaign now;
+    // their claims are taken over by this run's claims.
+    await this.runs.foldExpired(accountId, campaignId, batch);
+    const content = await this.prepare(accountId, campaign);
+
+    for (;;) {
+      const lease = await DeliveryLease.acquire(this.runs, accountId, campaignId, batch);
+      let end: RunEnd;
+      try {
+        end = await this.deliver(content, lease);
+      } finally {
+        lease.release();
+        await this.runs.end(lease.run).catch((error: unknown) => {
+          // Its counts stay on the run, which expires and is folded by the next run or at
+          // completion: nothing is lost.
+          this.logger.warn(
+            `campaign ${campaignId} batch ${batch}: run not ended: ${String(error)}`,
+          );
+        });
+      }
+      if (end.stopped) return;
+      // Frozen or cut off past the lease: another run may own the batch now. Failing hands the
+      // job back to BullMQ (if this worker still holds it), whose next attempt starts afresh.
+      if (lease.lost) throw new Error(`campaign ${campaignId} batch ${batch}: the lease lapsed`);
+      if (end.storeError !== undefined) throw end.storeError;
+
+      const wake = await this.ledger.nextWake(accountId, campaignId, batch);
+      if (wake === undefined) {
+        await this.completion.completeIfFinished(accountId, campaignId);
+        return;
+      }
+      const delay = wake.getTime() - Date.now();
+      if (delay > WAKE_NOW_MS) {
+        // Deferred recipients or another live run's claims: come back when they are due.
+        await job.moveToDelayed(wake.getTime(), token);
+        throw new DelayedError();
+      }
+      // Claimable now (claims orphaned by a run that just ended, a row released meanwhile);
+      // a run that could claim nothing waits a moment rather than spin.
+      if (end.claimed === 0) await sleep(WAKE_NOW_MS);
     }
-    // HTML-only content gets a text part, converted once per job from the template itself
-    // (merge fields survive the conversion), not once per recipient; each part without an
-    // unsubscribe link of its own gets the footer. A template that no longer compiles fails
-    // each message with the reason (logged), not the job: retrying it would not help, and
-    // would leave the campaign sending.
+  }
+
+  /**
+   * HTML-only content gets a text part, converted once per job from the template itself
+   * (merge fields survive the conversion), not once per recipient; each part without an
+   * unsubscribe link of its own gets the footer. A template that no longer compiles fails
+   * each message with the reason (logged), not the job: retrying it would not help, and would
+   * leave the campaign sending. One From per campaign: its signing key is looked up once.
+   */
+  private async prepare(accountId: AccountId, campaign: Campaign): Promise<CampaignContent> {
     const compiled = await compileMessage(
       withOptOut({
         subject: campaign.subject,
@@ -114,47 +186,56 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     });
     const settings = await this.accounts.settings(accountId);
     const footer: FooterSender = { name: settings.name, postalAddress: settings.postal_address };
-    // One From per campaign: its signing key is looked up once per job.
     const sender = await this.senderDomains.signingIdentity(accountId, campaign.fromAddress);
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const deferred: string[] = [];
-    const recorder = new OutcomeRecorder(
-      (outcomes) => this.recordWithRetry(accountId, campaignId, outcomes),
-      { maxBatch: RECORD_BATCH, maxDelayMs: RECORD_DELAY_MS },
-    );
+    return { campaign, compiled, footer, sender };
+  }
+
+  /**
+   * One run: keeps the window full (the next chunk is claimed as soon as there is room for it)
+   * and writes every outcome as soon as it is known, not when the whole chunk is done. Stops
+   * claiming when the batch has nothing claimable, the campaign stops sending, the lease no
+   * longer holds or PostgreSQL fails; always waits for what is in flight and its outcomes.
+   */
+  private async deliver(content: CampaignContent, lease: DeliveryLease): Promise<RunEnd> {
+    const run = lease.run;
+    const recorder = new OutcomeRecorder((outcomes) => this.recordUntilWritten(run, outcomes), {
+      maxBatch: RECORD_BATCH,
+      maxDelayMs: RECORD_DELAY_MS,
+    });
+    const gate = this.gates.open(run.accountId, content.campaign);
+    const end: RunEnd = { stopped: false, claimed: 0 };
     let inFlight = 0;
     let slotFreed: (() => void) | undefined;
     let exhausted = false;
-    const gate = this.gates.open(accountId, campaign);
 
-    // Keep the window full: claim the next chunk as soon as there is room for it, and write
-    // every outcome as soon as it is known, not when the whole chunk is done.
-    while (!recorder.failed) {
-      if (!exhausted && inFlight + DELIVERY_CHUNK <= DELIVERY_WINDOW) {
-        // Paused or cancelled: claim no more (what is in flight finishes); throttled: only
-        // as many as the send rates allow now.
-        const admitted = await gate.admit(DELIVERY_CHUNK);
-        const claimed =
-          admitted > 0 ? await this.ledger.claim(accountId, campaignId, batch, admitted) : [];
-        if (admitted === 0 || claimed.length < admitted) exhausted = true;
-        const subscribers = await this.subscribersById(accountId, claimed);
-        for (const subscriberId of claimed) {
-          inFlight++;
-          // deliverOne never rejects: every failure is an outcome.
-          void this.deliverOne(
-            campaign,
-            compiled,
-            footer,
-            sender,
-            subscriberId,
-            subscribers.get(subscriberId),
-            lastAttempt,
-          ).then((outcome) => {
-            if (outcome.kind === 'deferred') deferred.push(outcome.subscriberId);
-            recorder.add(outcome);
-            inFlight--;
-            slotFreed?.();
-          });
+    for (;;) {
+      if (!exhausted && !recorder.failed && inFlight + DELIVERY_CHUNK <= DELIVERY_WINDOW) {
+        try {
+          const chunk = await this.claimChunk(run, lease, gate, end);
+          if (chunk === undefined) {
+            exhausted = true;
+            continue;
+          }
+          exhausted = chunk.last;
+          const ids = chunk.ids;
+          const subscribers = await this.subscribersById(run.accountId, ids);
+          for (const subscriberId of ids) {
+            inFlight++;
+            // deliverOne never rejects: every failure is an outcome.
+            void this.deliverOne(content, lease, subscriberId, subscribers.get(subscriberId)).then(
+              (outcome) => {
+                // No outcome: the lease stopped holding before the message left; the row stays
+                // claimed by this run and goes to the next one.
+                if (outcome) recorder.add(outcome);
+                inFlight--;
+                slotFreed?.();
+              },
+            );
+          }
+        } catch (error) {
+          // Rows claimed but not read stay this run's claims, taken over by the next run.
+          end.storeError = error instanceof Error ? error : new Error(String(error));
+          exhausted = true;
         }
         continue;
       }
@@ -162,21 +243,38 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       await new Promise<void>((resolve) => (slotFreed = resolve));
       slotFreed = undefined;
     }
-    while (inFlight > 0) {
-      await new Promise<void>((resolve) => (slotFreed = resolve));
-      slotFreed = undefined;
-    }
     await recorder.close();
+    return end;
+  }
 
-    if (deferred.length > 0) {
-      await this.ledger.releaseDeferred(accountId, campaignId, deferred);
-      // Throwing hands the batch back to BullMQ, which retries it with exponential backoff;
-      // the retry claims only the recipients still pending.
-      throw new Error(`${deferred.length} recipients deferred by the SMTP server; will retry`);
+  /**
+   * The next chunk of the run's claims (`last` when the batch had no more to give), or
+   * undefined when it should claim no more: the lease
+   * no longer holds, the campaign stopped sending (noted in `end`), or the batch has nothing
+   * left to claim now. Throttled campaigns are admitted as many as their send rates allow.
+   */
+  private async claimChunk(
+    run: RunIdentity,
+    lease: DeliveryLease,
+    gate: ReturnType<CampaignDeliveryGates['open']>,
+    end: RunEnd,
+  ): Promise<{ ids: string[]; last: boolean } | undefined> {
+    if (!lease.holds) return undefined;
+    const admitted = await gate.admit(DELIVERY_CHUNK);
+    if (admitted === 0) {
+      end.stopped = true;
+      return undefined;
     }
-    if (await this.campaigns.completeIfFinished(accountId, campaignId)) {
-      await this.events.statusChanged(accountId, campaignId, 'campaign.sent');
+    const claim = await this.ledger.claim(run, admitted);
+    if (claim.takenOver > 0) {
+      this.logger.warn(
+        `campaign ${run.campaignId} batch ${run.batch}: took over ${claim.takenOver} claims of an expired run`,
+      );
     }
+    end.claimed += claim.ids.length;
+    if (claim.ids.length === 0) return undefined;
+    // Fewer than asked: the batch has nothing more to claim now; send these, then stop.
+    return { ids: claim.ids, last: claim.ids.length < admitted };
   }
 
   /** The claimed recipients' rows, each with whether its address is suppressed right now. */
@@ -192,54 +290,68 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     );
   }
 
+  /**
+   * One recipient's outcome, or undefined when the lease stopped holding before its message
+   * could start: checked when an SMTP connection is free for it, so a frozen or cut-off worker
+   * leaves at most its pool's connections' worth of messages whose fate is unknown.
+   */
   private async deliverOne(
-    campaign: Campaign,
-    compiled: CompiledMessage,
-    footer: FooterSender,
-    sender: SenderIdentity | undefined,
+    content: CampaignContent,
+    lease: DeliveryLease,
     subscriberId: string,
     subscriber: RecipientRow | undefined,
-    lastAttempt: boolean,
-  ): Promise<Outcome> {
+  ): Promise<Outcome | undefined> {
     // Checked at delivery time, not only at the snapshot: someone erased (their row is gone)
     // or who unsubscribed, bounced, complained or was suppressed since is skipped silently.
     if (!subscriber) return { subscriberId, kind: 'skipped', reason: 'erased' };
     const skip = skipReasonOf(subscriber.status, subscriber.suppressed);
     if (skip) return { subscriberId, kind: 'skipped', reason: skip };
+    const { campaign, compiled, footer, sender } = content;
+    let message: OutgoingMessage;
     try {
-      await this.transport.send(
-        await this.messages.build(campaign, compiled, subscriber, footer, sender),
-      );
-      return { subscriberId, kind: 'delivered' };
+      message = await this.messages.build(campaign, compiled, subscriber, footer, sender);
     } catch (error) {
-      if (error instanceof MailDeliveryError) {
-        if (error.permanent) {
-          return { subscriberId, kind: 'failed', smtpCode: error.responseCode, hardBounce: true };
-        }
-        if (!lastAttempt) return { subscriberId, kind: 'deferred', smtpCode: error.responseCode };
-        return { subscriberId, kind: 'failed', smtpCode: error.responseCode, hardBounce: false };
-      }
       // A message that cannot even be built (a merge value the template chokes on) will not
       // build on a retry either.
       const reason = failureReason(error);
       this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
       return { subscriberId, kind: 'failed', hardBounce: false, reason };
     }
+    return this.slots.run(async (): Promise<Outcome | undefined> => {
+      if (!lease.holds) return undefined;
+      try {
+        await this.transport.send(message);
+        return { subscriberId, kind: 'delivered' };
+      } catch (error) {
+        if (error instanceof MailDeliveryError && error.permanent) {
+          return { subscriberId, kind: 'failed', smtpCode: error.responseCode, hardBounce: true };
+        }
+        if (error instanceof MailDeliveryError) {
+          return { subscriberId, kind: 'deferred', smtpCode: error.responseCode };
+        }
+        const reason = failureReason(error);
+        this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
+        return { subscriberId, kind: 'failed', hardBounce: false, reason };
+      }
+    });
   }
 
   /**
-   * The messages of this chunk are out: losing their outcomes would resend them. So a
-   * failing write (a deadlock, a blip of the database) is retried before giving up.
+   * The messages of this chunk are out: losing their outcomes would resend them. While
+   * PostgreSQL is away (or a lock conflict made this write the victim) the write is retried
+   * until it succeeds, the wait doubling up to a few seconds; any other failure is tried a few
+   * times, then stops the run.
    */
-  private async recordWithRetry(accountId: AccountId, campaignId: string, outcomes: Outcome[]) {
-    for (let attempt = 1; ; attempt++) {
+  private async recordUntilWritten(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
+    let failures = 0;
+    for (let wait = 100; ; wait = Math.min(wait * 2, RECORD_RETRY_MAX_MS)) {
       try {
-        await this.outcomes.record(accountId, campaignId, outcomes);
+        await this.outcomes.record(run, outcomes);
         return;
       } catch (error) {
-        if (attempt >= RECORD_ATTEMPTS) throw error;
-        this.logger.warn(`recording outcomes failed (attempt ${attempt}): ${String(error)}`);
-        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+        if (!isTransientDatabaseError(error) && ++failures >= RECORD_ATTEMPTS) throw error;
+        this.logger.warn(`recording outcomes failed, retrying in ${wait} ms: ${String(error)}`);
+        await sleep(wait);
       }
     }
   }

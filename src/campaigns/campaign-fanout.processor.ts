@@ -16,7 +16,7 @@ import {
 import { segmentFilterSql } from '../segments/segment-filter';
 import { SegmentsService } from '../segments/segments.service';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
-import { CampaignEvents } from './campaign-events';
+import { CampaignCompletion } from './campaign-completion';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import { CampaignSendQueue, FanoutJob } from './campaign-send-queue';
 import { CampaignsRepository } from './campaigns.repository';
@@ -42,7 +42,7 @@ export class CampaignFanoutProcessor extends WorkerHost {
     private readonly snapshot: CampaignAudienceSnapshot,
     private readonly segments: SegmentsService,
     private readonly queue: CampaignSendQueue,
-    private readonly events: CampaignEvents,
+    private readonly completion: CampaignCompletion,
   ) {
     super();
   }
@@ -83,9 +83,8 @@ export class CampaignFanoutProcessor extends WorkerHost {
       }
     }
     // An audience that was empty or entirely skipped has no delivery job to finish it.
-    if (await this.campaigns.completeIfFinished(accountId, campaignId)) {
+    if (await this.completion.completeIfFinished(accountId, campaignId)) {
       this.logger.log(`campaign ${campaignId} sent`);
-      await this.events.statusChanged(accountId, campaignId, 'campaign.sent');
     }
   }
 

@@ -5,7 +5,9 @@ import type { Db, PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './campaign-ledger.sql';
-import type { FinalOutcome } from './recipient-outcome';
+import type { SmtpRetryPolicy } from '../platform/config/config';
+import type { RunIdentity } from './campaign-delivery-runs.repository';
+import type { FinalOutcome, Outcome } from './recipient-outcome';
 
 /** What one snapshotted keyset batch of the audience put into the ledger. */
 export interface SnapshottedBatch {
@@ -88,57 +90,36 @@ export class CampaignLedgerRepository {
     return rows.map((row) => row.batch);
   }
 
-  /** Recipients not yet finished (pending or in flight): the live part of the progress. */
-  async outstanding(accountId: AccountId, campaignId: string): Promise<number> {
-    const [row] = await this.prisma.$queryRaw<{ count: bigint }[]>(
-      sql.outstanding(accountId, campaignId),
+  /**
+   * Claims up to `limit` of the batch's claimable rows for the run (pending, deferred and
+   * due, or held by a run whose lease expired), only while its lease holds: the conditional
+   * UPDATE is what guarantees that no two runs ever hold the same row. Returns the ids and
+   * how many were taken over from an expired run.
+   */
+  async claim(run: RunIdentity, limit: number): Promise<{ ids: string[]; takenOver: number }> {
+    const { rows } = await this.pool.query<{ subscriber_id: string; taken_over: boolean }>(
+      sql.CLAIM,
+      [run.campaignId, run.batch, run.accountId, limit, run.id],
     );
-    return Number(row?.count ?? 0);
+    return {
+      ids: rows.map((row) => row.subscriber_id),
+      takenOver: rows.filter((row) => row.taken_over).length,
+    };
   }
 
   /**
-   * Claims left by an earlier attempt of this batch's job go back to pending. Only one attempt
-   * of a job runs at a time (BullMQ's job lock), so a claim found when the job starts belongs
-   * to an attempt that died: its outcome is unknown and the recipient is sent again (see
-   * docs/decisions.md, "A crash mid-send").
-   */
-  releaseClaims(accountId: AccountId, campaignId: string, batch: number): Promise<number> {
-    return this.prisma.$executeRaw(sql.releaseClaims(accountId, campaignId, batch));
-  }
-
-  /**
-   * Moves up to `limit` pending recipients of the batch to `sending` and returns them: the
-   * conditional UPDATE is what guarantees that no two workers ever send to the same row.
-   */
-  async claim(
-    accountId: AccountId,
-    campaignId: string,
-    batch: number,
-    limit: number,
-  ): Promise<string[]> {
-    const { rows } = await this.pool.query<{ subscriber_id: string }>(sql.CLAIM, [
-      campaignId,
-      batch,
-      accountId,
-      limit,
-    ]);
-    return rows.map((row) => row.subscriber_id);
-  }
-
-  /**
-   * Writes final outcomes onto rows still claimed (`sending`), inside the outcome
-   * transaction; returns the subscriber ids actually written, so counters count each once.
+   * Writes final outcomes onto rows the run still holds, inside the outcome transaction;
+   * returns the subscriber ids actually written, so counters count each once.
    */
   async writeOutcomes(
-    accountId: AccountId,
-    campaignId: string,
+    run: RunIdentity,
     outcomes: FinalOutcome[],
     client: PgClient,
   ): Promise<Set<string>> {
     if (outcomes.length === 0) return new Set();
     const { rows } = await client.query<{ id: string }>(sql.WRITE_OUTCOMES, [
-      campaignId,
-      accountId,
+      run.campaignId,
+      run.accountId,
       outcomes.map((o) => o.subscriberId),
       outcomes.map((o) =>
         o.kind === 'delivered' ? 'sent' : o.kind === 'failed' ? 'failed' : 'skipped',
@@ -146,29 +127,61 @@ export class CampaignLedgerRepository {
       outcomes.map((o) => (o.kind === 'skipped' ? o.reason : null)),
       outcomes.map((o) => (o.kind === 'failed' ? (o.smtpCode ?? null) : null)),
       outcomes.map((o) => (o.kind === 'failed' ? (o.reason ?? null) : null)),
+      run.id,
     ]);
     return new Set(rows.map((row) => row.id));
   }
 
-  /** Keeps a deferral's SMTP code on its still-claimed row. */
-  async noteDeferral(
-    accountId: AccountId,
-    campaignId: string,
-    subscriberId: string,
-    smtpCode: number,
+  /**
+   * Temporary refusals of rows the run holds: each waits for its next try (see
+   * SmtpRetryPolicy), or fails once its first refusal is older than the horizon. Returns the
+   * ones that failed, as outcomes to count.
+   */
+  async defer(
+    run: RunIdentity,
+    deferrals: Outcome[],
+    policy: SmtpRetryPolicy,
     client: PgClient,
-  ): Promise<void> {
-    await client.query(sql.NOTE_DEFERRAL, [campaignId, subscriberId, smtpCode, accountId]);
+  ): Promise<FinalOutcome[]> {
+    if (deferrals.length === 0) return [];
+    const { rows } = await client.query<{ id: string; status: string; code: number | null }>(
+      sql.DEFER,
+      [
+        run.campaignId,
+        run.accountId,
+        deferrals.map((o) => o.subscriberId),
+        deferrals.map((o) => (o.kind === 'deferred' ? (o.smtpCode ?? null) : null)),
+        run.id,
+        policy.firstSeconds,
+        policy.maxSeconds,
+        policy.horizonSeconds,
+      ],
+    );
+    return rows
+      .filter((row) => row.status === 'failed')
+      .map((row) => ({
+        subscriberId: row.id,
+        kind: 'failed',
+        hardBounce: false,
+        smtpCode: row.code ?? undefined,
+      }));
   }
 
-  /** Deferred recipients of a finished attempt become pending again, for the retry. */
-  async releaseDeferred(
+  /**
+   * When the batch next needs a delivery run: now (rows claimable at once), the earliest
+   * deferred try, or when a live run's lease ends; undefined when every row is final.
+   */
+  async nextWake(
     accountId: AccountId,
     campaignId: string,
-    subscriberIds: string[],
-  ): Promise<void> {
-    if (subscriberIds.length === 0) return;
-    await this.prisma.$executeRaw(sql.releaseDeferred(accountId, campaignId, subscriberIds));
+    batch: number,
+  ): Promise<Date | undefined> {
+    const { rows } = await this.pool.query<{ wake: Date | null }>(sql.NEXT_WAKE, [
+      campaignId,
+      batch,
+      accountId,
+    ]);
+    return rows[0]?.wake ?? undefined;
   }
 
   /**
@@ -185,7 +198,7 @@ export class CampaignLedgerRepository {
   }
 
   /**
-   * Cancellation: the campaign's pending rows become `skipped` (cancelled) inside the
+   * Cancellation: the campaign's pending and deferred rows become `skipped` (cancelled) inside the
    * cancelling transaction, so no worker claims them afterwards; rows already claimed finish.
    */
   cancelPending(accountId: AccountId, campaignId: string, tx: Db): Promise<number> {

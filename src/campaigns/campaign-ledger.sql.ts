@@ -9,41 +9,85 @@ import { SKIP_REASON_SQL, SUPPRESSED_SQL } from './mailability';
 // minute).
 
 /**
- * Claims up to $4 pending rows of a batch. The picked rows (index on campaign, batch,
- * status) drive primary-key lookups; the subquery locked exactly the pending rows it
- * returns, so they still are pending when updated.
- * $1 campaign, $2 batch, $3 account, $4 limit.
+ * Claims up to $4 rows of a batch for delivery run $5, and only while that run's lease holds:
+ * rows pending, deferred rows whose next try is due, and rows still `sending` under a run
+ * whose lease has expired (a dead or frozen worker's claims). The picked rows (index on
+ * campaign, batch, status) drive primary-key lookups; the subquery locked exactly the rows it
+ * returns. Returns each row with whether it was taken over from an expired run.
+ * $1 campaign, $2 batch, $3 account, $4 limit, $5 run.
  */
 export const CLAIM = `
   UPDATE campaign_recipients r
-     SET status = 'sending', claimed_at = now(), attempts = r.attempts + 1
-    FROM (SELECT subscriber_id FROM campaign_recipients
-           WHERE campaign_id = $1 AND batch = $2 AND status = 'pending' AND account_id = $3
-           ORDER BY subscriber_id
+     SET status = 'sending', claimed_at = now(), claim_run = $5, attempts = r.attempts + 1
+    FROM (SELECT c.subscriber_id, c.status = 'sending' AS taken_over FROM campaign_recipients c
+           WHERE c.campaign_id = $1 AND c.batch = $2 AND c.account_id = $3
+             AND (c.status = 'pending'
+                  OR (c.status = 'deferred' AND c.next_attempt_at <= now())
+                  OR (c.status = 'sending' AND NOT EXISTS (
+                        SELECT 1 FROM campaign_delivery_runs d
+                         WHERE d.id = c.claim_run AND d.lease_until > now())))
+             AND EXISTS (SELECT 1 FROM campaign_delivery_runs d
+                          WHERE d.id = $5 AND d.lease_until > now())
+           ORDER BY c.subscriber_id
            LIMIT $4
-             FOR UPDATE SKIP LOCKED) picked
+             FOR UPDATE OF c SKIP LOCKED) picked
    WHERE r.campaign_id = $1 AND r.subscriber_id = picked.subscriber_id
-  RETURNING r.subscriber_id::text`;
+  RETURNING r.subscriber_id::text, picked.taken_over`;
 
 /**
- * Final outcomes of claimed rows, only where the row is still `sending`: an outcome reported
- * twice writes (and counts) once. $1 campaign, $2 account, then parallel arrays: $3 subscriber
- * ids, $4 statuses, $5 skip reasons, $6 SMTP codes, $7 failure reasons.
+ * Final outcomes of rows claimed by run $8 and still `sending`: an outcome reported twice
+ * writes (and counts) once, and a run whose claim was taken over writes nothing. $1 campaign,
+ * $2 account, then parallel arrays: $3 subscriber ids, $4 statuses, $5 skip reasons, $6 SMTP
+ * codes, $7 failure reasons; $8 run.
  */
 export const WRITE_OUTCOMES = `
   UPDATE campaign_recipients r
      SET status = v.status, skip_reason = v.reason, smtp_code = v.code, fail_reason = v.failure,
-         sent_at = CASE WHEN v.status IN ('sent', 'failed') THEN now() END
+         sent_at = CASE WHEN v.status IN ('sent', 'failed') THEN now() END,
+         claim_run = NULL, next_attempt_at = NULL
     FROM unnest($3::uuid[], $4::recipient_status[], $5::skip_reason[], $6::int[], $7::text[])
            AS v(id, status, reason, code, failure)
    WHERE r.campaign_id = $1 AND r.subscriber_id = ANY($3::uuid[]) AND r.subscriber_id = v.id
-     AND r.account_id = $2 AND r.status = 'sending'
+     AND r.account_id = $2 AND r.status = 'sending' AND r.claim_run = $8
   RETURNING r.subscriber_id::text AS id`;
 
-/** The SMTP code of a deferral, kept on the still-claimed row. $1 campaign, $2 subscriber, $3 code, $4 account. */
-export const NOTE_DEFERRAL = `
-  UPDATE campaign_recipients SET smtp_code = $3
-   WHERE campaign_id = $1 AND subscriber_id = $2 AND account_id = $4 AND status = 'sending'`;
+/**
+ * Temporary refusals of rows claimed by run $5: each row is deferred to its next try, the
+ * wait doubling per attempt from $6 seconds up to $7, or failed once the first refusal is more
+ * than $8 seconds old (the retry horizon). $1 campaign, $2 account, $3 subscriber ids, $4 SMTP
+ * codes (parallel arrays). Returns each row written with its new status.
+ */
+export const DEFER = `
+  UPDATE campaign_recipients r
+     SET status = CASE WHEN r.deferred_since <= now() - make_interval(secs => $8)
+                       THEN 'failed' ELSE 'deferred' END::recipient_status,
+         deferred_since = coalesce(r.deferred_since, now()),
+         next_attempt_at = now() + make_interval(
+           secs => least($7::float8, $6::float8 * power(2, least(greatest(r.attempts - 1, 0), 30)))),
+         sent_at = CASE WHEN r.deferred_since <= now() - make_interval(secs => $8) THEN now() END,
+         smtp_code = v.code, claim_run = NULL
+    FROM unnest($3::uuid[], $4::int[]) AS v(id, code)
+   WHERE r.campaign_id = $1 AND r.subscriber_id = ANY($3::uuid[]) AND r.subscriber_id = v.id
+     AND r.account_id = $2 AND r.status = 'sending' AND r.claim_run = $5
+  RETURNING r.subscriber_id::text AS id, r.status::text AS status, r.smtp_code AS code`;
+
+/**
+ * When the batch next needs a delivery run, or nothing when every row is final: now for rows
+ * claimable at once (pending, orphaned claims), the earliest deferred try, or the lease end of
+ * a run still holding claims. $1 campaign, $2 batch, $3 account.
+ */
+export const NEXT_WAKE = `
+  SELECT min(t) AS wake FROM (
+    SELECT CASE
+             WHEN r.status = 'pending' THEN now()
+             WHEN r.status = 'deferred' THEN r.next_attempt_at
+             ELSE coalesce((SELECT d.lease_until FROM campaign_delivery_runs d
+                             WHERE d.id = r.claim_run AND d.lease_until > now()), now())
+           END AS t
+      FROM campaign_recipients r
+     WHERE r.campaign_id = $1 AND r.batch = $2 AND r.account_id = $3
+       AND r.status IN ('pending', 'sending', 'deferred')
+  ) w`;
 
 /**
  * The next keyset batch of the audience into the ledger, numbered into delivery batches from
@@ -100,35 +144,22 @@ export const countNotInLedger = (accountId: AccountId, campaignId: string, ids: 
                           AND r.account_id = ${accountId}::uuid
                           AND r.subscriber_id = e.id)`;
 
+/** Recipients not final yet: pending, claimed or deferred. */
+export const UNFINISHED = `status IN ('pending', 'sending', 'deferred')`;
+
 export const unfinishedBatches = (accountId: AccountId, campaignId: string) => Prisma.sql`
   SELECT DISTINCT batch FROM campaign_recipients
    WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
-     AND status IN ('pending', 'sending')
+     AND ${Prisma.raw(UNFINISHED)}
    ORDER BY batch`;
-
-export const releaseClaims = (accountId: AccountId, campaignId: string, batch: number) =>
-  Prisma.sql`
-    UPDATE campaign_recipients SET status = 'pending'
-     WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
-       AND batch = ${batch} AND status = 'sending'`;
-
-export const releaseDeferred = (accountId: AccountId, campaignId: string, ids: string[]) =>
-  Prisma.sql`
-    UPDATE campaign_recipients SET status = 'pending'
-     WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
-       AND subscriber_id = ANY(${ids}::uuid[]) AND status = 'sending'`;
-
-export const outstanding = (accountId: AccountId, campaignId: string) => Prisma.sql`
-  SELECT count(*) AS count FROM campaign_recipients
-   WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
-     AND status IN ('pending', 'sending')`;
 
 /** Erasure: the person's pending rows become skipped; returns the count per campaign, in id order. */
 export const skipPendingOfErased = (accountId: AccountId, subscriberId: string) => Prisma.sql`
   WITH skipped AS (
-    UPDATE campaign_recipients SET status = 'skipped', skip_reason = 'erased'
+    UPDATE campaign_recipients
+       SET status = 'skipped', skip_reason = 'erased', next_attempt_at = NULL
      WHERE account_id = ${accountId}::uuid
-       AND subscriber_id = ${subscriberId}::uuid AND status = 'pending'
+       AND subscriber_id = ${subscriberId}::uuid AND status IN ('pending', 'deferred')
     RETURNING campaign_id
   )
   SELECT campaign_id::text, count(*)::int AS count FROM skipped
@@ -199,8 +230,9 @@ export const timelineBuckets = (
      GROUP BY 1, 2 ORDER BY 1`;
 };
 
-/** A cancelled campaign's pending rows become skipped (cancelled); returns how many. */
+/** A cancelled campaign's pending and deferred rows become skipped (cancelled); returns how many. */
 export const cancelPending = (accountId: AccountId, campaignId: string) => Prisma.sql`
-  UPDATE campaign_recipients SET status = 'skipped', skip_reason = 'cancelled'
+  UPDATE campaign_recipients
+     SET status = 'skipped', skip_reason = 'cancelled', next_attempt_at = NULL
    WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
-     AND status = 'pending'`;
+     AND status IN ('pending', 'deferred')`;

@@ -3,6 +3,7 @@ import { accountIdOfRow } from '../platform/database/account-id';
 import { MailTransport } from '../platform/mail/mail-transport';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { CampaignCompletion } from './campaign-completion';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { CampaignsRepository } from './campaigns.repository';
 
@@ -23,6 +24,7 @@ export class CampaignWorkerWarmup implements OnApplicationBootstrap {
     private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
     private readonly outcomes: CampaignOutcomeWriter,
+    private readonly completion: CampaignCompletion,
     private readonly subscribers: SubscribersService,
     private readonly transport: MailTransport,
   ) {}
@@ -30,14 +32,15 @@ export class CampaignWorkerWarmup implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     try {
       await this.campaigns.findById(NO_ACCOUNT, NO_ID);
-      await this.ledger.claim(NO_ACCOUNT, NO_ID, 0, 1);
+      const run = { id: NO_ID, accountId: NO_ACCOUNT, campaignId: NO_ID, batch: 0 };
+      await this.ledger.claim(run, 1);
       await this.subscribers.findRows(NO_ACCOUNT, [NO_ID]);
-      await this.ledger.releaseClaims(NO_ACCOUNT, NO_ID, 0);
-      await this.outcomes.record(NO_ACCOUNT, NO_ID, [
+      await this.outcomes.record(run, [
         { subscriberId: NO_ID, kind: 'delivered' },
         { subscriberId: NO_ID, kind: 'skipped', reason: 'erased' },
+        { subscriberId: NO_ID, kind: 'deferred', smtpCode: 451 },
       ]);
-      await this.campaigns.completeIfFinished(NO_ACCOUNT, NO_ID);
+      await this.completion.completeIfFinished(NO_ACCOUNT, NO_ID);
       await this.transport.warmUp();
     } catch (error) {
       // Only an optimisation: a worker that cannot warm up still works.

@@ -12,6 +12,7 @@ import { CampaignWatchdog } from './campaign-watchdog';
 import { CampaignWorkerWarmup } from './campaign-worker-warmup';
 import { CampaignsCoreModule } from './campaigns-core.module';
 import { RecipientTokens } from './recipient-token';
+import { SendSlots } from './send-slots';
 import { SendRateLimiter } from './send-rate-limiter';
 
 /**
@@ -31,6 +32,7 @@ import { SendRateLimiter } from './send-rate-limiter';
     CampaignSchedulePoller,
     CampaignDeliveryGates,
     SendRateLimiter,
+    SendSlots,
   ],
 })
 export class CampaignWorkersModule {}

@@ -205,8 +205,18 @@ export class CampaignStatsResponse {
     description: 'Clicks per link, the most clicked first (at most 100).',
   })
   links!: CampaignLinkStats[];
-  @ApiProperty({ type: 'integer', description: 'Recipients not yet sent (pending or in flight).' })
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Recipients not finished yet: waiting, in flight or deferred. delivered + failed + outstanding = recipients.',
+  })
   outstanding!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Of the outstanding, recipients whose relay refused for now (SMTP 4xx, connection trouble): tried again with backoff until the retry horizon, then failed.',
+  })
+  deferred!: number;
   @ApiProperty({ type: 'number', description: '0..100' }) percent!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at!: string | null;
@@ -270,7 +280,7 @@ export function presentCampaign(
 
 export function presentCampaignStats(
   row: Campaign,
-  outstanding: number,
+  unfinished: { outstanding: number; deferred: number },
   engagement: CampaignEngagement,
 ): CampaignStatsResponse {
   return {
@@ -311,7 +321,8 @@ export function presentCampaignStats(
       unique_clicks: link.uniqueClicks,
       machine_clicks: link.machineClicks,
     })),
-    outstanding,
+    outstanding: unfinished.outstanding,
+    deferred: unfinished.deferred,
     percent: percent(row),
     started_at: row.startedAt?.toISOString() ?? null,
     finished_at: row.finishedAt?.toISOString() ?? null,

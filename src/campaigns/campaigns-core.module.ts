@@ -9,6 +9,8 @@ import { CampaignCancellation } from './campaign-cancellation';
 import { CampaignEvents } from './campaign-events';
 import { CampaignFeedbackCounters } from './campaign-feedback-counters';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { CampaignCompletion } from './campaign-completion';
+import { CampaignDeliveryRunsRepository } from './campaign-delivery-runs.repository';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { CampaignQueuesModule } from './campaign-send-queue';
 import { CampaignSentMessages } from './campaign-sent-messages';
@@ -16,8 +18,9 @@ import { CampaignsRepository } from './campaigns.repository';
 
 /**
  * The campaigns data layer, shared by the API (CampaignsModule) and the send workers
- * (CampaignWorkersModule): the two repositories that own campaigns and campaign_recipients,
- * and the units of work that span them (a fan-out batch, a chunk of outcomes). What they
+ * (CampaignWorkersModule): the repositories that own campaigns, campaign_recipients and
+ * campaign_delivery_runs,
+ * and the units of work that span them (a fan-out batch, a chunk of outcomes, completion). What they
  * need of other domains comes through those domains' services.
  */
 @Module({
@@ -38,8 +41,12 @@ import { CampaignsRepository } from './campaigns.repository';
     CampaignOutcomeWriter,
     CampaignFeedbackCounters,
     CampaignSentMessages,
+    CampaignDeliveryRunsRepository,
+    CampaignCompletion,
   ],
   exports: [
+    CampaignDeliveryRunsRepository,
+    CampaignCompletion,
     CampaignEvents,
     CampaignFeedbackCounters,
     CampaignSentMessages,

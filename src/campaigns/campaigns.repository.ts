@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Campaign, CampaignStatus, Prisma } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
-import type { Db, PgClient } from '../platform/database/db';
+import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
 import type { ActivityKind } from './campaign-ledger.sql';
@@ -36,25 +36,11 @@ export interface FanoutCheckpoint {
   createdAt: Date;
 }
 
-/** How many outcomes of each kind one chunk wrote to the ledger. */
-export interface OutcomeCounts {
-  delivered: number;
-  failed: number;
-  hardBounces: number;
-  skippedErased: number;
-  skippedUnsubscribed: number;
-  skippedBounced: number;
-  skippedComplained: number;
-  skippedSuppressed: number;
-  /** Temporary refusals that outlasted every retry. */
-  softBounces: number;
-}
-
 /**
  * The campaigns table and its only writer: the definitions (CRUD before the send), the status
  * (draft → scheduled → sending ⇄ paused → sent, or cancelled), the fan-out checkpoint and the
- * counters. Counters move in bulk,
- * inside the transaction that writes the ledger rows they count, never once per message.
+ * counters. Delivery outcomes are counted on their run first (campaign_delivery_runs) and
+ * folded into these counters when the run ends, so outcome writes never wait on this row.
  * The raw statements are in campaigns.sql.ts.
  */
 @Injectable()
@@ -170,8 +156,8 @@ export class CampaignsRepository {
    * `sending` → `sent` once the audience is fully snapshotted and no recipient is pending or in
    * flight. Conditional on `status = 'sending'`, so of all the jobs that notice, one flips it.
    */
-  async completeIfFinished(accountId: AccountId, id: string): Promise<boolean> {
-    return (await this.prisma.$executeRaw(sql.completeIfFinished(accountId, id))) === 1;
+  async completeIfFinished(accountId: AccountId, id: string, tx: Db): Promise<boolean> {
+    return (await tx.$executeRaw(sql.completeIfFinished(accountId, id))) === 1;
   }
 
   /**
@@ -217,44 +203,6 @@ export class CampaignsRepository {
     tx: Db,
   ): Promise<void> {
     await tx.$executeRaw(sql.advanceFanout(accountId, id, advance));
-  }
-
-  /**
-   * Locks the campaign row for an outcome transaction. Campaign row first, then subscriber
-   * rows in id order: the lock order every writer keeps, so concurrent chunks and erasures
-   * cannot deadlock.
-   */
-  async lockForOutcomes(accountId: AccountId, id: string, client: PgClient): Promise<void> {
-    await client.query(sql.LOCK_FOR_OUTCOMES, [id, accountId]);
-  }
-
-  /** Adds one chunk's outcomes to the counters (and notes the progress for the watchdog). */
-  async countOutcomes(
-    accountId: AccountId,
-    id: string,
-    counts: OutcomeCounts,
-    client: PgClient,
-  ): Promise<void> {
-    const skipped =
-      counts.skippedErased +
-      counts.skippedUnsubscribed +
-      counts.skippedBounced +
-      counts.skippedComplained +
-      counts.skippedSuppressed;
-    await client.query(sql.COUNT_OUTCOMES, [
-      id,
-      accountId,
-      counts.delivered,
-      counts.failed,
-      counts.hardBounces,
-      skipped,
-      counts.skippedErased,
-      counts.skippedUnsubscribed,
-      counts.skippedBounced,
-      counts.skippedComplained,
-      counts.skippedSuppressed,
-      counts.softBounces,
-    ]);
   }
 
   /**

@@ -30,7 +30,7 @@ import {
 import { StatsService } from '../stats/stats.service';
 import { CampaignEvents } from './campaign-events';
 import { CampaignSendQueue } from './campaign-send-queue';
-import { CampaignLedgerRepository } from './campaign-ledger.repository';
+import { CampaignDeliveryRunsRepository } from './campaign-delivery-runs.repository';
 import { CampaignColumns, CampaignsRepository } from './campaigns.repository';
 import { withinDeadline } from '../platform/queue/within-deadline';
 import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
@@ -41,7 +41,7 @@ export class CampaignsService {
 
   constructor(
     private readonly campaigns: CampaignsRepository,
-    private readonly ledger: CampaignLedgerRepository,
+    private readonly runs: CampaignDeliveryRunsRepository,
     private readonly templates: TemplatesService,
     private readonly segments: SegmentsService,
     private readonly queue: CampaignSendQueue,
@@ -58,7 +58,11 @@ export class CampaignsService {
       caller.accountId,
       'campaigns',
       query,
-      (page) => this.campaigns.listPage(caller.accountId, page),
+      async (page) =>
+        this.withCurrentCounters(
+          caller.accountId,
+          await this.campaigns.listPage(caller.accountId, page),
+        ),
       (row) => this.present(row),
     );
   }
@@ -174,17 +178,39 @@ export class CampaignsService {
   }
 
   async stats(caller: Principal, id: string): Promise<CampaignStatsResponse> {
-    const campaign = await this.find(caller.accountId, id);
-    const outstanding =
-      campaign.status === 'sending' ? await this.ledger.outstanding(caller.accountId, id) : 0;
+    const campaign = await this.findWithoutCounters(caller.accountId, id);
+    // Counters and the unfinished recipients read in one snapshot: they always add up.
+    const current = (await this.runs.current(caller.accountId, [id], true)).get(id);
     const engagement = await this.statistics.campaignEngagement(caller.accountId, id);
-    return presentCampaignStats(campaign, outstanding, engagement);
+    return presentCampaignStats(
+      { ...campaign, ...current?.counters },
+      { outstanding: current?.outstanding ?? 0, deferred: current?.deferred ?? 0 },
+      engagement,
+    );
   }
 
   private async find(accountId: AccountId, id: string): Promise<Campaign> {
+    const [campaign] = await this.withCurrentCounters(accountId, [
+      await this.findWithoutCounters(accountId, id),
+    ]);
+    return campaign;
+  }
+
+  private async findWithoutCounters(accountId: AccountId, id: string): Promise<Campaign> {
     const campaign = isUuid(id) ? await this.campaigns.findById(accountId, id) : null;
     if (!campaign) throw new NotFoundError('campaign');
     return campaign;
+  }
+
+  /**
+   * Rows with their send counters as they stand: delivery runs count their outcomes apart
+   * until they end (so outcome writes never wait on the campaign row), and those counts belong
+   * in what clients see.
+   */
+  private async withCurrentCounters(accountId: AccountId, rows: Campaign[]): Promise<Campaign[]> {
+    const sent = rows.filter((row) => row.startedAt !== null).map((row) => row.id);
+    const current = await this.runs.current(accountId, sent);
+    return rows.map((row) => ({ ...row, ...current.get(row.id)?.counters }));
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Prisma } from '../generated/prisma/client';
+import { UNFINISHED } from './campaign-ledger.sql';
 import type { AccountId } from '../platform/database/account-id';
 import type { ActivityKind } from './campaign-ledger.sql';
 
@@ -53,13 +54,28 @@ export const completeIfFinished = (accountId: AccountId, id: string) => Prisma.s
    WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid
      AND c.status = 'sending' AND c.fanout_done_at IS NOT NULL
      AND NOT EXISTS (SELECT 1 FROM campaign_recipients r
-                      WHERE r.campaign_id = c.id AND r.status IN ('pending', 'sending'))`;
+                      WHERE r.campaign_id = c.id AND r.${Prisma.raw(UNFINISHED)})`;
 
-/** The one query across accounts: the watchdog looks after every account's sends. */
+/**
+ * The one query across accounts: the watchdog looks after every account's sends. Stalled: no
+ * delivery run holds a live lease, nothing advanced for `idleSeconds`, and something could
+ * be done now (a campaign whose unfinished recipients all wait for a later deferred try is
+ * simply waiting, and its delayed jobs will come).
+ */
 export const stalledCampaigns = (idleSeconds: number, limit: number) => Prisma.sql`
-  SELECT account_id::text, id::text FROM campaigns
-   WHERE status = 'sending'
-     AND (progress_at IS NULL OR progress_at < now() - make_interval(secs => ${idleSeconds}))
+  SELECT c.account_id::text, c.id::text FROM campaigns c
+   WHERE c.status = 'sending'
+     AND (c.progress_at IS NULL OR c.progress_at < now() - make_interval(secs => ${idleSeconds}))
+     AND NOT EXISTS (SELECT 1 FROM campaign_delivery_runs d
+                      WHERE d.campaign_id = c.id AND d.lease_until > now())
+     AND NOT (c.fanout_done_at IS NOT NULL
+              AND EXISTS (SELECT 1 FROM campaign_recipients r
+                           WHERE r.campaign_id = c.id AND r.status = 'deferred')
+              AND NOT EXISTS (SELECT 1 FROM campaign_recipients r
+                               WHERE r.campaign_id = c.id
+                                 AND (r.status IN ('pending', 'sending')
+                                      OR (r.status = 'deferred' AND r.next_attempt_at
+                                            < now() - make_interval(secs => ${idleSeconds})))))
    LIMIT ${limit}`;
 
 /** The fan-out checkpoint of a sending campaign, its row locked for the batch's transaction. */
@@ -95,32 +111,6 @@ export const advanceFanout = (accountId: AccountId, id: string, a: FanoutAdvance
          skipped_erased_count = skipped_erased_count + ${a.erased},
          progress_at = now()
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
-
-/**
- * Campaign row first: the lock order every writer of counters and subscriber statistics
- * keeps. $1 campaign, $2 account.
- */
-export const LOCK_FOR_OUTCOMES = `SELECT 1 FROM campaigns WHERE id = $1 AND account_id = $2 FOR UPDATE`;
-
-/**
- * Counters after a chunk of outcomes. $1 campaign, $2 account, $3 delivered, $4 failed,
- * $5 hard bounces, $6 skipped (leave `recipients`), $7–$11 skipped as erased, unsubscribed,
- * bounced, complained, suppressed, $12 soft bounces.
- */
-export const COUNT_OUTCOMES = `
-  UPDATE campaigns
-     SET delivered_count = delivered_count + $3,
-         failed_count = failed_count + $4,
-         bounce_count = bounce_count + $5,
-         recipient_count = recipient_count - $6,
-         skipped_erased_count = skipped_erased_count + $7,
-         skipped_unsubscribed_count = skipped_unsubscribed_count + $8,
-         skipped_bounced_count = skipped_bounced_count + $9,
-         skipped_complained_count = skipped_complained_count + $10,
-         skipped_suppressed_count = skipped_suppressed_count + $11,
-         soft_bounce_count = soft_bounce_count + $12,
-         progress_at = now()
-   WHERE id = $1 AND account_id = $2`;
 
 /** Campaign rows in id order, the same order the delivery workers' writes take. */
 export const lockInIdOrder = (accountId: AccountId, ids: string[]) => Prisma.sql`

@@ -42,12 +42,32 @@ export const DELIVERY_WINDOW = 100;
 /** Delivery jobs one worker process runs at once: enough to keep the SMTP pool busy. */
 export const DELIVERY_CONCURRENCY = 4;
 /**
- * Attempts of a delivery batch whose recipients got 4xx answers, 1 s apart and doubling
- * (1 + 2 + 4 + 8 + 16 s): long enough for greylisting's usual minute-scale retry window to
- * be tried, short enough that a campaign finishes the same hour.
+ * Attempts of a delivery job that failed because a store (PostgreSQL, Redis) was away, 1 s
+ * apart and doubling (about 17 minutes in all); the watchdog revives the campaign after that.
+ * Temporary SMTP refusals do not use these: they are deferred in the ledger (SMTP_RETRY_*).
  */
-export const DELIVERY_ATTEMPTS = 6;
+export const DELIVERY_ATTEMPTS = 11;
 export const DELIVERY_BACKOFF_MS = 1000;
+/**
+ * A delivery run's lease on the recipients it claims. Renewed every few seconds while it runs;
+ * a worker that dies or freezes loses its claims this long after its last renewal, and another
+ * run takes them over. Longer than a PostgreSQL restart (an outage shorter than the lease costs
+ * no duplicate: the frozen-out run still owns its rows when the store returns).
+ */
+export const DELIVERY_LEASE_MS = 30_000;
+export const DELIVERY_LEASE_RENEW_MS = 5_000;
+/**
+ * A run stops handing messages to SMTP this long before its lease ends by its own clock: room
+ * for one SMTP transaction and for clock drift between worker and database hosts, so that a
+ * message never starts after another run may have taken its row over.
+ */
+export const DELIVERY_LEASE_MARGIN_MS = 5_000;
+/**
+ * Outcome writes that fail because PostgreSQL is away are retried until it is back, the wait
+ * doubling from 100 ms up to this: the messages are out, their outcomes must not be lost.
+ * Other failures (a bug, a constraint) are tried RECORD_ATTEMPTS times.
+ */
+export const RECORD_RETRY_MAX_MS = 5_000;
 /**
  * Outcomes are written in bulk: at most this many at once, at most this long after a 250.
  * The delay bounds the window in which a crash can resend a delivered message; the batch
@@ -73,14 +93,18 @@ export const CAMPAIGN_MAX_STALLED = 10;
 
 // --- Campaign send: watchdog -----------------------------------------------------------------
 
-/** How often every worker process looks for sends that stopped advancing. */
-export const WATCHDOG_TICK_MS = 15_000;
 /**
- * A sending campaign whose counters have not moved for this long gets its fan-out again.
- * Outcomes move them at least every RECORD_DELAY_MS while mail flows, so a minute of silence
- * means lost jobs (or an SMTP server deferring everything, when a re-run is harmless).
+ * How often every worker process looks for sends that stopped advancing, and checks that Redis
+ * still holds its jobs (a marker key that vanishes when Redis restarts empty): sending resumes
+ * within about this long after Redis lost its data.
  */
-export const WATCHDOG_IDLE_SECONDS = 60;
+export const WATCHDOG_TICK_MS = 5_000;
+/**
+ * A sending campaign with no live delivery run whose progress has not moved for this long gets
+ * its fan-out again (recipients only waiting for a deferred retry do not count as stalled).
+ * Live runs renew their leases every few seconds, so this is about lost jobs.
+ */
+export const WATCHDOG_IDLE_SECONDS = 30;
 /** Stalled campaigns revived per tick; the next tick takes the rest. */
 export const WATCHDOG_BATCH = 100;
 

@@ -1,6 +1,11 @@
+import { CampaignCompletion } from '../../src/campaigns/campaign-completion';
+import {
+  CampaignDeliveryRunsRepository,
+  RunIdentity,
+} from '../../src/campaigns/campaign-delivery-runs.repository';
 import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
 import { CampaignOutcomeWriter } from '../../src/campaigns/campaign-outcome-writer';
-import { CampaignsRepository } from '../../src/campaigns/campaigns.repository';
+import type { AccountId } from '../../src/platform/database/account-id';
 import type { Outcome } from '../../src/campaigns/recipient-outcome';
 import {
   counters,
@@ -14,22 +19,35 @@ import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
 
 /**
- * The send ledger (campaign_recipients) on PostgreSQL, without workers or SMTP: the claim
- * that keeps two workers from sending to one row, and the outcome transaction that writes
- * ledger rows, subscriber statistics and campaign counters together, once.
+ * The send ledger (campaign_recipients) on PostgreSQL, without workers or SMTP: the fenced
+ * claim that keeps two delivery runs from sending to one row (and hands a dead run's rows to
+ * the next), the outcome transaction that writes ledger rows, subscriber statistics and the
+ * run's counters together, once, and deferrals over the retry horizon.
  */
 describe('the campaign send ledger', () => {
   let env: TestEnv;
   let ctx: TestContext;
   let ledger: CampaignLedgerRepository;
   let writer: CampaignOutcomeWriter;
+  let runs: CampaignDeliveryRunsRepository;
 
   beforeAll(async () => {
     env = await TestEnv.create();
     ctx = await TestContext.start(env);
     ledger = ctx.get(CampaignLedgerRepository);
     writer = ctx.get(CampaignOutcomeWriter);
+    runs = ctx.get(CampaignDeliveryRunsRepository);
   });
+
+  const startRun = (accountId: AccountId, campaignId: string, batch = 0) =>
+    runs.start(accountId, campaignId, batch, 30);
+  const claimIds = async (run: RunIdentity, limit: number) =>
+    (await ledger.claim(run, limit)).ids.sort();
+  /** What a worker that died or froze leaves behind: a run whose lease has run out. */
+  const expire = (run: RunIdentity) =>
+    ctx.prisma.$executeRaw`UPDATE campaign_delivery_runs
+                              SET lease_until = now() - interval '1 second'
+                            WHERE id = ${run.id}::uuid`;
   afterAll(async () => {
     await ctx?.close();
     await env?.dispose();
@@ -48,14 +66,15 @@ describe('the campaign send ledger', () => {
     return { tenant, accountId: tenant.accountId, campaignId, ids };
   }
 
-  it('claims each pending row of a batch exactly once, however many claim at once', async () => {
+  it('claims each pending row of a batch exactly once, however many runs claim at once', async () => {
     const { accountId, campaignId, ids } = await fannedOut(25);
+    const claimers = await Promise.all(
+      Array.from({ length: 8 }, () => startRun(accountId, campaignId)),
+    );
     const claimed: string[] = [];
-    // Rounds of eight concurrent claimers of three rows each, until the batch is drained.
+    // Rounds of eight concurrent runs claiming three rows each, until the batch is drained.
     for (;;) {
-      const round = await Promise.all(
-        Array.from({ length: 8 }, () => ledger.claim(accountId, campaignId, 0, 3)),
-      );
+      const round = await Promise.all(claimers.map((run) => claimIds(run, 3)));
       if (round.every((ids) => ids.length === 0)) break;
       claimed.push(...round.flat());
     }
@@ -82,8 +101,8 @@ describe('the campaign send ledger', () => {
     const campaignId = await startedCampaign(ctx, tenant);
     await snapshotAll(ctx, tenant, campaignId);
 
-    const claimed = await ledger.claim(tenant.accountId, campaignId, 0, 10);
-    expect(claimed.sort()).toEqual(
+    const claimed = await claimIds(await startRun(tenant.accountId, campaignId), 10);
+    expect(claimed).toEqual(
       people
         .map((p) => p.id)
         .filter((id) => id !== gone && id !== bounced)
@@ -105,7 +124,8 @@ describe('the campaign send ledger', () => {
   it('writes outcomes, statistics and counters together, and a repeated outcome counts once', async () => {
     const { accountId, campaignId, ids } = await fannedOut(6);
     const [a, b, c, d, e, f] = ids;
-    expect((await ledger.claim(accountId, campaignId, 0, 10)).sort()).toEqual(ids);
+    const run = await startRun(accountId, campaignId);
+    expect(await claimIds(run, 10)).toEqual(ids);
     const outcomes: Outcome[] = [
       { subscriberId: a, kind: 'delivered' },
       { subscriberId: b, kind: 'delivered' },
@@ -114,7 +134,7 @@ describe('the campaign send ledger', () => {
       { subscriberId: e, kind: 'skipped', reason: 'unsubscribed' },
       { subscriberId: f, kind: 'deferred', smtpCode: 421 },
     ];
-    await writer.record(accountId, campaignId, outcomes);
+    await writer.record(run, outcomes);
 
     const rows = new Map(
       (await ledgerRows(ctx, campaignId)).map((row) => [row.subscriber_id, row]),
@@ -128,12 +148,11 @@ describe('the campaign send ledger', () => {
       skip_reason: 'unsubscribed',
       sent: false,
     });
-    // A deferral keeps its claim (the attempt is still running) and notes the server's code.
-    expect(rows.get(f)).toMatchObject({ status: 'sending', smtp_code: 421, sent: false });
+    // A deferral waits for its next try, with the server's code.
+    expect(rows.get(f)).toMatchObject({ status: 'deferred', smtp_code: 421, sent: false });
 
-    const afterFirst = await counters(ctx, campaignId);
-    expect(afterFirst).toMatchObject({
-      status: 'sending',
+    // The run holds its counts until it ends; what clients read includes them already.
+    const expected = {
       recipient_count: 5, // six snapshotted, one skipped at delivery
       delivered_count: 2,
       failed_count: 2,
@@ -141,7 +160,16 @@ describe('the campaign send ledger', () => {
       skipped_unsubscribed_count: 1,
       skipped_erased_count: 0,
       skipped_bounced_count: 0,
+    };
+    const current = (await runs.current(accountId, [campaignId], true)).get(campaignId)!;
+    expect(current).toMatchObject({
+      outstanding: 1,
+      deferred: 1,
+      counters: { recipientCount: 5, deliveredCount: 2, failedCount: 2, bounceCount: 1 },
     });
+    await runs.end(run);
+    const afterFirst = await counters(ctx, campaignId);
+    expect(afterFirst).toMatchObject({ status: 'sending', ...expected });
     const stats = await statistics(ctx, ids);
     expect(stats.get(a)).toMatchObject({ statSent: 1, statDelivered: 1, statHardBounces: 0 });
     expect(stats.get(a)!.lastSentAt).toBeInstanceOf(Date);
@@ -164,38 +192,45 @@ describe('the campaign send ledger', () => {
     // The same chunk reported again (a duplicated job, a retried write): nothing moves.
     const ledgerBefore = await ledgerRows(ctx, campaignId);
     const statsBefore = await statistics(ctx, ids);
-    await writer.record(accountId, campaignId, outcomes);
+    await writer.record(run, outcomes);
+    await runs.end(run);
     expect(await ledgerRows(ctx, campaignId)).toEqual(ledgerBefore);
     expect(await counters(ctx, campaignId)).toEqual(afterFirst);
     expect(await statistics(ctx, ids)).toEqual(statsBefore);
 
-    // The deferred recipient goes back to pending for the job's retry, is claimed again and
-    // delivered; only then is the campaign finished.
-    const campaigns = ctx.get(CampaignsRepository);
-    expect(await campaigns.completeIfFinished(accountId, campaignId)).toBe(false);
-    await ledger.releaseDeferred(accountId, campaignId, [f]);
-    expect(await ledger.claim(accountId, campaignId, 0, 10)).toEqual([f]);
-    await writer.record(accountId, campaignId, [{ subscriberId: f, kind: 'delivered' }]);
+    // The deferred recipient is claimed again once its try is due, and delivered; only then
+    // is the campaign finished.
+    const completion = ctx.get(CampaignCompletion);
+    expect(await completion.completeIfFinished(accountId, campaignId)).toBe(false);
+    const retry = await startRun(accountId, campaignId);
+    expect(await claimIds(retry, 10)).toEqual([]);
+    await ctx.prisma.$executeRaw`UPDATE campaign_recipients SET next_attempt_at = now()
+                                  WHERE campaign_id = ${campaignId}::uuid`;
+    expect(await claimIds(retry, 10)).toEqual([f]);
+    await writer.record(retry, [{ subscriberId: f, kind: 'delivered' }]);
     expect((await ledgerRows(ctx, campaignId)).find((r) => r.subscriber_id === f)).toMatchObject({
       status: 'sent',
       attempts: 2,
     });
+    // Completion folds the counts of runs that never ended (a worker that died) as well.
+    expect(await completion.completeIfFinished(accountId, campaignId)).toBe(true);
+    expect(await completion.completeIfFinished(accountId, campaignId)).toBe(false);
     expect(await counters(ctx, campaignId)).toMatchObject({
+      status: 'sent',
       delivered_count: 3,
       recipient_count: 5,
     });
-    expect(await campaigns.completeIfFinished(accountId, campaignId)).toBe(true);
-    expect(await campaigns.completeIfFinished(accountId, campaignId)).toBe(false);
-    expect((await counters(ctx, campaignId)).status).toBe('sent');
   });
 
-  it('ignores an outcome for a row nobody claimed', async () => {
+  it('ignores an outcome for a row the run does not hold', async () => {
     const { accountId, campaignId, ids } = await fannedOut(2);
     const before = await counters(ctx, campaignId);
-    await writer.record(accountId, campaignId, [
+    const run = await startRun(accountId, campaignId);
+    await writer.record(run, [
       { subscriberId: ids[0], kind: 'delivered' },
       { subscriberId: ids[1], kind: 'failed', smtpCode: 550, hardBounce: true },
     ]);
+    await runs.end(run);
     expect((await ledgerRows(ctx, campaignId)).map((row) => row.status)).toEqual([
       'pending',
       'pending',
@@ -208,32 +243,80 @@ describe('the campaign send ledger', () => {
     ]);
   });
 
-  it('hands back the claims of an attempt that died, to be sent again', async () => {
+  it('leaves a live run’s claims alone and hands an expired run’s to the next one', async () => {
     const { accountId, campaignId, ids } = await fannedOut(12);
-    // A claim takes the lowest ids first (rows come back in no particular order).
-    const claimed = await ledger.claim(accountId, campaignId, 0, 4);
-    expect(claimed.sort()).toEqual(ids.slice(0, 4));
-    // Batch 1 is another job's: releasing batch 0 leaves its claim alone.
-    expect(await ledger.claim(accountId, campaignId, 1, 1)).toEqual([ids[10]]);
+    const frozen = await startRun(accountId, campaignId);
+    expect(await claimIds(frozen, 4)).toEqual(ids.slice(0, 4));
+    // Batch 1 is another job's run.
+    const other = await startRun(accountId, campaignId, 1);
+    expect(await claimIds(other, 1)).toEqual([ids[10]]);
 
-    expect(await ledger.releaseClaims(accountId, campaignId, 0)).toBe(4);
-    const rows = await ledgerRows(ctx, campaignId);
-    expect(rows.slice(0, 4).map((row) => [row.status, row.attempts])).toEqual(
-      Array(4).fill(['pending', 1]),
-    );
-    expect(rows[10]).toMatchObject({ status: 'sending', batch: 1 });
-
-    // The retry claims them again, counting the attempt.
-    expect((await ledger.claim(accountId, campaignId, 0, 10)).sort()).toEqual(ids.slice(0, 10));
+    // While the lease holds, a second run of the batch gets only the pending rows.
+    const next = await startRun(accountId, campaignId);
+    expect(await claimIds(next, 3)).toEqual(ids.slice(4, 7));
+    // Once it has run out, the rows go to the next run, counted as another attempt.
+    await expire(frozen);
+    const taken = await ledger.claim(next, 10);
+    expect(taken.takenOver).toBe(4);
+    expect(taken.ids.sort()).toEqual([...ids.slice(0, 4), ...ids.slice(7, 10)].sort());
     expect((await ledgerRows(ctx, campaignId))[0]).toMatchObject({ attempts: 2 });
-    expect(await ledger.outstanding(accountId, campaignId)).toBe(12);
+    // Batch 1's live claim was not touched.
+    expect((await ledgerRows(ctx, campaignId))[10]).toMatchObject({
+      status: 'sending',
+      attempts: 1,
+    });
+
+    // The expired run comes back (SIGCONT) and reports a 250 it got: the row is not its any
+    // more, so nothing is written or counted; and it can neither renew nor claim.
+    await writer.record(frozen, [{ subscriberId: ids[0], kind: 'delivered' }]);
+    expect((await ledgerRows(ctx, campaignId))[0]).toMatchObject({ status: 'sending' });
+    expect(await runs.renew(frozen, 30)).toBe(false);
+    await ctx.prisma.$executeRaw`UPDATE campaign_recipients SET status = 'pending'
+                                  WHERE campaign_id = ${campaignId}::uuid AND batch = 0
+                                    AND subscriber_id = ${ids[0]}::uuid`;
+    expect(await claimIds(frozen, 10)).toEqual([]);
+    await runs.foldExpired(accountId, campaignId, 0);
+    expect(await counters(ctx, campaignId)).toMatchObject({ delivered_count: 0 });
+  });
+
+  it('defers a temporary refusal with a growing wait, and fails it past the horizon', async () => {
+    const { accountId, campaignId, ids } = await fannedOut(2);
+    const [early, late] = ids;
+    const run = await startRun(accountId, campaignId);
+    await claimIds(run, 10);
+    // `late` was first refused two days ago (its earlier attempts): past the one-day horizon.
+    await ctx.prisma.$executeRaw`UPDATE campaign_recipients
+                                    SET deferred_since = now() - interval '2 days', attempts = 4
+                                  WHERE campaign_id = ${campaignId}::uuid
+                                    AND subscriber_id = ${late}::uuid`;
+    await writer.record(run, [
+      { subscriberId: early, kind: 'deferred', smtpCode: 451 },
+      { subscriberId: late, kind: 'deferred', smtpCode: 421 },
+    ]);
+    await runs.end(run);
+    const [row] = await ctx.prisma.$queryRaw<{ wait: number; status: string }[]>`
+      SELECT extract(epoch FROM next_attempt_at - deferred_since)::float8 AS wait, status::text
+        FROM campaign_recipients
+       WHERE campaign_id = ${campaignId}::uuid AND subscriber_id = ${early}::uuid`;
+    // SMTP_RETRY_FIRST_SECONDS (60 by default) after the first refusal.
+    expect(row.status).toBe('deferred');
+    expect(row.wait).toBeCloseTo(60, 0);
+    expect((await ledgerRows(ctx, campaignId))[ids.indexOf(late)]).toMatchObject({
+      status: 'failed',
+      smtp_code: 421,
+      sent: true,
+    });
+    expect(await counters(ctx, campaignId)).toMatchObject({ failed_count: 1, delivered_count: 0 });
+    expect(await ledger.nextWake(accountId, campaignId, 0)).toBeInstanceOf(Date);
   });
 
   it('keeps one account out of another account’s ledger', async () => {
     const { campaignId } = await fannedOut(3);
     const stranger = await ctx.make.tenant('Stranger');
-    expect(await ledger.claim(stranger.accountId, campaignId, 0, 10)).toEqual([]);
-    expect(await ledger.outstanding(stranger.accountId, campaignId)).toBe(0);
+    const run = await startRun(stranger.accountId, campaignId);
+    expect(await claimIds(run, 10)).toEqual([]);
+    expect(await ledger.nextWake(stranger.accountId, campaignId, 0)).toBeUndefined();
+    expect((await runs.current(stranger.accountId, [campaignId], true)).size).toBe(0);
     expect((await ledgerRows(ctx, campaignId)).every((row) => row.status === 'pending')).toBe(true);
   });
 });

@@ -1,5 +1,4 @@
 import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
-import { CampaignOutcomeWriter } from '../../src/campaigns/campaign-outcome-writer';
 import { ErasureService } from '../../src/erasure/erasure.service';
 import { SegmentsService } from '../../src/segments/segments.service';
 import { SubscribersService } from '../../src/subscribers/subscribers.service';
@@ -7,9 +6,11 @@ import type { SendTransactionalDto } from '../../src/transactional/transactional
 import { TransactionalService } from '../../src/transactional/transactional.service';
 import {
   counters,
+  deliverBatch,
   ledgerRows,
   snapshotAll,
   startedCampaign,
+  startRun,
 } from '../support/campaign-ledger-fixtures';
 import { Tenant } from '../support/factories';
 import { TestContext } from '../support/test-context';
@@ -81,12 +82,7 @@ describe('erasure participants', () => {
       // A send that has not reached Ada yet, and one that already has.
       sentCampaign = await startedCampaign(ctx, tenant);
       await snapshotAll(ctx, tenant, sentCampaign);
-      const claimed = await ctx.get(CampaignLedgerRepository).claim(accountId, sentCampaign, 0, 10);
-      await ctx.get(CampaignOutcomeWriter).record(
-        accountId,
-        sentCampaign,
-        claimed.map((subscriberId) => ({ subscriberId, kind: 'delivered' as const })),
-      );
+      await deliverBatch(ctx, accountId, sentCampaign);
       sentCountersBefore = await counters(ctx, sentCampaign);
       pendingCampaign = await startedCampaign(ctx, tenant);
       await snapshotAll(ctx, tenant, pendingCampaign);
@@ -140,9 +136,8 @@ describe('erasure participants', () => {
         skipped_erased_count: 1,
       });
       // No worker can claim her any more.
-      expect(
-        await ctx.get(CampaignLedgerRepository).claim(tenant.accountId, pendingCampaign, 0, 10),
-      ).toEqual([bob.id]);
+      const run = await startRun(ctx, tenant.accountId, pendingCampaign);
+      expect((await ctx.get(CampaignLedgerRepository).claim(run, 10)).ids).toEqual([bob.id]);
 
       const sent = await ledgerRows(ctx, sentCampaign);
       expect(sent.find((row) => row.subscriber_id === ada.id)).toMatchObject({ status: 'sent' });

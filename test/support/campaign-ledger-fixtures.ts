@@ -1,5 +1,12 @@
 import { Prisma } from '../../src/generated/prisma/client';
 import { CampaignAudienceSnapshot } from '../../src/campaigns/campaign-audience-snapshot';
+import {
+  CampaignDeliveryRunsRepository,
+  RunIdentity,
+} from '../../src/campaigns/campaign-delivery-runs.repository';
+import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
+import { CampaignOutcomeWriter } from '../../src/campaigns/campaign-outcome-writer';
+import type { AccountId } from '../../src/platform/database/account-id';
 import { CampaignsService } from '../../src/campaigns/campaigns.service';
 import { Tenant } from './factories';
 import { TestContext } from './test-context';
@@ -102,4 +109,34 @@ export async function statistics(ctx: TestContext, ids: string[]) {
     },
   });
   return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** A delivery run of the batch, as a delivery job starts one (a 30 s lease). */
+export function startRun(
+  ctx: TestContext,
+  accountId: AccountId,
+  campaignId: string,
+  batch = 0,
+): Promise<RunIdentity> {
+  return ctx.get(CampaignDeliveryRunsRepository).start(accountId, campaignId, batch, 30);
+}
+
+/**
+ * What a delivery job does to a batch whose relay accepts everything: a run claims up to
+ * `limit` rows, records each delivered and ends. Returns the ids delivered.
+ */
+export async function deliverBatch(
+  ctx: TestContext,
+  accountId: AccountId,
+  campaignId: string,
+  { batch = 0, limit = 10 } = {},
+): Promise<string[]> {
+  const run = await startRun(ctx, accountId, campaignId, batch);
+  const { ids } = await ctx.get(CampaignLedgerRepository).claim(run, limit);
+  await ctx.get(CampaignOutcomeWriter).record(
+    run,
+    ids.map((subscriberId) => ({ subscriberId, kind: 'delivered' as const })),
+  );
+  await ctx.get(CampaignDeliveryRunsRepository).end(run);
+  return ids;
 }

@@ -55,6 +55,20 @@ export interface HeraldConfig {
    * shared by all its campaigns and all worker processes, as a steady pace.
    */
   sendRatePerMinute: number | undefined;
+  /** How temporary SMTP refusals are retried (SMTP_RETRY_*): see SmtpRetryPolicy. */
+  smtpRetry: SmtpRetryPolicy;
+}
+
+/**
+ * A message the relay refuses for now (4xx, connection trouble) is tried again after
+ * SMTP_RETRY_FIRST_SECONDS (default 60), the wait doubling up to SMTP_RETRY_MAX_SECONDS
+ * (default 3600), like a real MTA's queue; a recipient still refused SMTP_RETRY_HORIZON_SECONDS
+ * (default 86400, a day) after the first refusal has failed.
+ */
+export interface SmtpRetryPolicy {
+  firstSeconds: number;
+  maxSeconds: number;
+  horizonSeconds: number;
 }
 
 export const SIGNUP_MODES = ['first', 'open', 'closed'] as const;
@@ -144,7 +158,22 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     bounceDomain: parseBounceDomain(env.BOUNCE_DOMAIN, publicUrl),
     mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
     sendRatePerMinute: parseOptionalInteger(env, 'SEND_RATE_PER_MINUTE', 1, 1_000_000),
+    smtpRetry: parseSmtpRetry(env),
   };
+}
+
+function parseSmtpRetry(env: Env): SmtpRetryPolicy {
+  const week = 7 * 86_400;
+  const firstSeconds = parseInteger(env, 'SMTP_RETRY_FIRST_SECONDS', 60, 1, week);
+  const maxSeconds = parseInteger(env, 'SMTP_RETRY_MAX_SECONDS', 3600, 1, week);
+  const horizonSeconds = parseInteger(env, 'SMTP_RETRY_HORIZON_SECONDS', 86_400, 1, 30 * 86_400);
+  if (maxSeconds < firstSeconds) {
+    throw new ConfigError(
+      'SMTP_RETRY_MAX_SECONDS',
+      'must not be less than SMTP_RETRY_FIRST_SECONDS',
+    );
+  }
+  return { firstSeconds, maxSeconds, horizonSeconds };
 }
 
 function parseMailFrom(raw: string | undefined, publicUrl: string): string {

@@ -72,6 +72,11 @@ export class MailTransport implements OnModuleDestroy {
   private readonly logger = new Logger(MailTransport.name);
   private readonly smtp: Transporter | undefined;
   private readonly composer: Transporter | undefined;
+  /**
+   * Messages this process can have in SMTP transactions at once (the pool's connections):
+   * senders that must know when a message really starts hand it over no faster than this.
+   */
+  readonly connections: number;
 
   constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {
     // DKIM signs every message when configured; stored copies are signed as well, so they
@@ -82,9 +87,12 @@ export class MailTransport implements OnModuleDestroy {
       privateKey: config.dkim.privateKey,
     };
     if (config.smtpUrl) {
-      this.smtp = nodemailer.createTransport({ ...smtpPoolOptions(config.smtpUrl), dkim });
+      const options = smtpPoolOptions(config.smtpUrl);
+      this.smtp = nodemailer.createTransport({ ...options, dkim });
+      this.connections = options.maxConnections;
     } else {
       this.composer = nodemailer.createTransport({ streamTransport: true, buffer: true, dkim });
+      this.connections = DEFAULT_POOL_SIZE;
     }
   }
 
