@@ -67,12 +67,12 @@ const ADAPTER_KINDS = new Set([
   'TooManyConnections',
 ]);
 
-/** pg's own words when a connection ends under it or was already broken. */
+/** pg's own words (lower-cased) when a connection ends under it or was already broken. */
 const PG_MESSAGES = [
-  'Connection terminated',
-  'connection error and is not queryable',
+  'connection terminated',
+  'not queryable',
   'timeout exceeded when trying to connect',
-  'Client was closed and is not queryable',
+  'server closed the connection',
 ];
 
 function unavailableItself(error: ErrorShape): boolean {
@@ -82,5 +82,7 @@ function unavailableItself(error: ErrorShape): boolean {
     if (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)) return true;
   }
   if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
-  return typeof message === 'string' && PG_MESSAGES.some((words) => message.includes(words));
+  if (typeof message !== 'string') return false;
+  const lower = message.toLowerCase();
+  return PG_MESSAGES.some((words) => lower.includes(words));
 }
