@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionalMessage } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
+import type { SmtpRetryPolicy } from '../platform/config/config';
 import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './transactional.sql';
@@ -18,10 +19,22 @@ export interface NewMessage {
   text: string | null;
 }
 
-/** What a worker needs to send a claimed message. */
+/**
+ * What a worker needs to send a claimed message. `attempts` is the claim's number, its fencing
+ * token; `claimedAt` and `deferredSince` are the database's clock (the retry horizon).
+ */
 export type ClaimedMessage = Pick<
   TransactionalMessage,
-  'id' | 'recipientHash' | 'toAddress' | 'fromAddress' | 'subject' | 'html' | 'text' | 'attempts'
+  | 'id'
+  | 'recipientHash'
+  | 'toAddress'
+  | 'fromAddress'
+  | 'subject'
+  | 'html'
+  | 'text'
+  | 'attempts'
+  | 'claimedAt'
+  | 'deferredSince'
 > & { accountId: AccountId };
 
 export interface MessageRef {
@@ -31,7 +44,9 @@ export interface MessageRef {
 
 /**
  * transactional_messages and its only writer. The row is the durable intent; a worker claims
- * it with a conditional UPDATE, so a duplicate job never sends twice. The SQL is in
+ * it with a conditional UPDATE under a lease, so a duplicate job never sends twice, and every
+ * later write of the worker's is fenced by the claim's number (`attempts`): once another
+ * worker took a lapsed claim over, the first one's writes change nothing. The SQL is in
  * transactional.sql.ts.
  */
 @Injectable()
@@ -48,8 +63,9 @@ export class TransactionalMessagesRepository {
 
   /**
    * The worker's claim, one conditional UPDATE: only a queued message (or one whose claim
-   * lapsed, its worker presumed dead) moves to `sending`. A duplicate job, or a job for a
-   * message already sent, failed or scrubbed by an erasure, gets nothing and sends nothing.
+   * lapsed, its worker presumed dead) moves to `sending`, leased for `leaseMs`. A duplicate
+   * job, or a job for a message already sent, failed or scrubbed by an erasure, gets nothing
+   * and sends nothing.
    */
   async claim(
     accountId: AccountId,
@@ -62,39 +78,90 @@ export class TransactionalMessagesRepository {
     return rows[0];
   }
 
-  /** Records the delivery, inside the transaction that counts it in the recipient's statistics. */
-  async markSent(accountId: AccountId, id: string, headerMessageId: string, tx: Db) {
-    await tx.$executeRaw(sql.markSent(accountId, id, headerMessageId));
+  /** Extends the claim's lease; false when the claim is no longer this worker's. */
+  async renewLease(claim: ClaimedMessage, leaseMs: number): Promise<boolean> {
+    const renewed = await this.prisma.$executeRaw(
+      sql.renewLease(claim.accountId, claim.id, claim.attempts, leaseMs),
+    );
+    return renewed > 0;
   }
 
   /**
-   * Gives a claimed message back after a temporary failure, for the job's retry to claim
-   * again; unless its recipient was erased meanwhile, which ends it.
+   * Records the delivery, inside the transaction that counts it in the recipient's statistics;
+   * false (nothing written) when another worker had taken the claim over.
    */
-  async release(ref: MessageRef, error: string): Promise<void> {
-    await this.prisma.$executeRaw(sql.releaseMessage(ref.accountId, ref.id, error));
+  async markSent(claim: ClaimedMessage, headerMessageId: string, tx: Db): Promise<boolean> {
+    const written = await tx.$executeRaw(
+      sql.markSent(claim.accountId, claim.id, claim.attempts, headerMessageId),
+    );
+    return written > 0;
+  }
+
+  /**
+   * Gives a claimed message back after a failure that was not the relay's answer, for the
+   * job's retry (or the sweep) to claim again; unless its recipient was erased meanwhile,
+   * which ends it.
+   */
+  async release(claim: ClaimedMessage, error: string): Promise<void> {
+    await this.prisma.$executeRaw(
+      sql.releaseMessage(claim.accountId, claim.id, claim.attempts, error),
+    );
+  }
+
+  /**
+   * Queues a message the relay refused for now to its next try (see deferMessage); how many
+   * milliseconds until it is due, or undefined when the claim was no longer this worker's or the
+   * recipient was erased meanwhile (the message has ended).
+   */
+  async defer(
+    claim: ClaimedMessage,
+    error: string,
+    policy: Pick<SmtpRetryPolicy, 'firstSeconds' | 'maxSeconds'>,
+  ): Promise<number | undefined> {
+    const [row] = await this.prisma.$queryRaw<{ status: string; delaySeconds: number }[]>(
+      sql.deferMessage(
+        claim.accountId,
+        claim.id,
+        claim.attempts,
+        error,
+        policy.firstSeconds,
+        policy.maxSeconds,
+      ),
+    );
+    return row?.status === 'queued' ? Math.max(0, row.delaySeconds * 1000) : undefined;
   }
 
   /**
    * Ends a queued or claimed message as failed, inside `tx`; false when it had already ended
-   * (so nothing is counted twice).
+   * (so nothing is counted twice). With `epoch` (a worker's claim), only while that claim holds.
    */
-  async markFailed(ref: MessageRef, error: string, tx: Db): Promise<boolean> {
-    return (await tx.$executeRaw(sql.markFailed(ref.accountId, ref.id, error))) > 0;
+  async markFailed(ref: MessageRef, error: string, tx: Db, epoch?: number): Promise<boolean> {
+    const statement =
+      epoch === undefined
+        ? sql.markFailed(ref.accountId, ref.id, error)
+        : sql.markClaimFailed(ref.accountId, ref.id, epoch, error);
+    return (await tx.$executeRaw(statement)) > 0;
   }
 
   /**
-   * Recovery, run by the sweep across accounts: claims whose worker died go back to the
-   * queue, and queued messages older than `olderThanMs` are returned so their job can be added
-   * again (a crash between commit and enqueue, or a lost Redis). Adding is idempotent
-   * (jobId = message id).
+   * Recovery, run by the sweep across accounts: claims whose lease ran out (their worker died
+   * or froze) go back to the queue and are returned at once, with the queued messages older
+   * than `olderThanMs` whose job may have been lost (a crash between commit and enqueue, a
+   * lost Redis). Adding a job is idempotent (jobId = message id).
    */
-  async findStranded(olderThanMs: number, leaseMs: number, limit: number): Promise<MessageRef[]> {
-    await this.prisma.$executeRaw(sql.requeueLapsedClaims(leaseMs));
-    const rows = await this.prisma.$queryRaw<{ accountId: string; id: string }[]>(
+  async findStranded(olderThanMs: number, limit: number): Promise<MessageRef[]> {
+    const lapsed = await this.prisma.$queryRaw<{ accountId: string; id: string; status: string }[]>(
+      sql.requeueLapsedClaims(limit),
+    );
+    const waiting = await this.prisma.$queryRaw<{ accountId: string; id: string }[]>(
       sql.strandedMessages(olderThanMs, limit),
     );
-    return rows.map((row) => ({ accountId: accountIdOfRow(row.accountId), id: row.id }));
+    const requeued = lapsed.filter((row) => row.status === 'queued');
+    const seen = new Set(requeued.map((row) => row.id));
+    return [...requeued, ...waiting.filter((row) => !seen.has(row.id))].map((row) => ({
+      accountId: accountIdOfRow(row.accountId),
+      id: row.id,
+    }));
   }
 
   /**

@@ -25,10 +25,18 @@ export class TransactionalOutcomes {
     private readonly mailEvents: MailEvents,
   ) {}
 
-  /** The relay accepted the message: sent, and counted as delivered. */
-  async sent(message: ClaimedMessage, headerMessageId: string, emailNormalized: string) {
-    await this.prisma.$transaction(async (tx) => {
-      await this.messages.markSent(message.accountId, message.id, headerMessageId, tx);
+  /**
+   * The relay accepted the message: sent, and counted as delivered; unless another worker had
+   * taken the claim over (this one was presumed dead), which then counts its own send. False
+   * in that case: the message may have gone twice.
+   */
+  async sent(
+    message: ClaimedMessage,
+    headerMessageId: string,
+    emailNormalized: string,
+  ): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      if (!(await this.messages.markSent(message, headerMessageId, tx))) return false;
       await this.statistics.recordTransactional(
         message.accountId,
         emailNormalized,
@@ -41,6 +49,7 @@ export class TransactionalOutcomes {
         message.accountId,
         transactionalMailEvents({ ...ref, messageId: headerMessageId }, { delivered: true }),
       );
+      return true;
     });
   }
 
@@ -49,15 +58,17 @@ export class TransactionalOutcomes {
    * recipient's statistics as campaign sends do: sent, and a hard (5xx) or soft bounce; a
    * hard bounce, or the SOFT_BOUNCE_LIMIT-th soft one in a row, marks the subscriber
    * `bounced` and suppresses the address in the same transaction (a hard bounce suppresses
-   * it even when it is no subscriber's).
+   * it even when it is no subscriber's). With `epoch` (a worker's claim), only while the claim
+   * is still that worker's.
    */
   async failed(
     ref: MessageRef,
     error: string,
     bounce?: { hard: boolean; emailNormalized: string },
+    epoch?: number,
   ): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const ended = await this.messages.markFailed(ref, error, tx);
+      const ended = await this.messages.markFailed(ref, error, tx, epoch);
       if (!ended || !bounce) return;
       const softLimit = await this.statistics.recordTransactional(
         ref.accountId,

@@ -1,16 +1,24 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger, OnModuleDestroy } from '@nestjs/common';
-import type { Job } from 'bullmq';
+import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
+import { DelayedError, Job } from 'bullmq';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { VerpAddresses } from '../feedback/verp-address';
+import { HeraldConfig } from '../platform/config/config';
+import { CONFIG } from '../platform/config/config.module';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { parseAccountId } from '../platform/database/account-id';
-import { MailDeliveryError, MailTransport } from '../platform/mail/mail-transport';
+import { retryTransient } from '../platform/database/retry-transient';
+import { MailDeliveryError, MailTransport, OutgoingMessage } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
-import { TRANSACTIONAL_CLAIM_LEASE_MS, TRANSACTIONAL_CONCURRENCY } from '../platform/settings';
+import {
+  RECORD_ATTEMPTS,
+  RECORD_RETRY_MAX_MS,
+  TRANSACTIONAL_CONCURRENCY,
+} from '../platform/settings';
 import { SuppressionList } from '../suppression/suppression-list';
 import { textFromHtml } from '../templates/template-renderer';
+import { TransactionalClaim } from './transactional-claim';
 import { recipientStorageKey } from './transactional-erasure.participant';
 import {
   ClaimedMessage,
@@ -25,8 +33,10 @@ const REDIS_PROBE_MS = 1000;
 
 /**
  * Sends one transactional message per job. The job holds only ids; the row, claimed with a
- * conditional UPDATE, holds the content. Permanent refusals (SMTP 5xx) and the last attempt
- * mark it failed; temporary ones give it back and let BullMQ retry with backoff.
+ * conditional UPDATE under a renewed lease, holds the content, and the claim's number fences
+ * every later write (see TransactionalClaim). Permanent refusals (SMTP 5xx) mark it failed;
+ * temporary ones defer it on the row and park the job in BullMQ's delayed set until the next
+ * try, with backoff, until the retry horizon (SMTP_RETRY_*) has passed.
  */
 @Processor(QUEUES.transactional, { concurrency: TRANSACTIONAL_CONCURRENCY })
 export class TransactionalSendProcessor extends WorkerHost implements OnModuleDestroy {
@@ -39,52 +49,21 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     private readonly verp: VerpAddresses,
     private readonly senderDomains: SenderDomainsService,
     private readonly suppressions: SuppressionList,
+    @Inject(CONFIG) private readonly config: HeraldConfig,
   ) {
     super();
   }
 
-  async process(job: Job<TransactionalJob>): Promise<void> {
+  async process(job: Job<TransactionalJob>, token?: string): Promise<void> {
     const accountId = parseAccountId(job.data.accountId);
-    const message = await this.messages.claim(
-      accountId,
-      job.data.messageId,
-      TRANSACTIONAL_CLAIM_LEASE_MS,
-    );
+    const claim = await TransactionalClaim.take(this.messages, accountId, job.data.messageId);
     // Sent, failed, erased, or being sent by another worker: nothing to do.
-    if (!message) return;
-
-    const to = message.toAddress!;
-    // The address may have bounced, complained or unsubscribed since the send was accepted.
-    const suppressed = await this.suppressions.find(accountId, to);
-    if (suppressed) {
-      await this.outcomes.failed(message, suppressedSinceAccepted(suppressed.reason));
-      return;
-    }
-    let headerMessageId: string;
+    if (!claim) return;
     try {
-      const sender = await this.senderDomains.signingIdentity(accountId, message.fromAddress);
-      ({ messageId: headerMessageId } = await this.mail.send({
-        from: message.fromAddress,
-        to,
-        subject: message.subject ?? '',
-        html: message.html,
-        // Every message has a text part: generated from the HTML when the author gave none.
-        text: message.text ?? (message.html ? await textFromHtml(message.html) : null),
-        messageId: message.id,
-        storageKey: recipientStorageKey(message.recipientHash),
-        dkim: sender?.dkim,
-        // Bounce reports come back here, naming this message by its signed token.
-        envelopeFrom: this.verp.returnPath(
-          { kind: 'transactional', messageId: message.id },
-          sender,
-        ),
-      }));
-    } catch (error) {
-      await this.recordFailure(job, message, error);
-      return;
+      await this.deliver(job, token, claim);
+    } finally {
+      claim.end();
     }
-    // Outside the try: once the relay accepted it, a failure to record must not resend it now.
-    await this.outcomes.sent(message, headerMessageId, normalizeEmail(to));
   }
 
   /**
@@ -113,23 +92,127 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     reportRedisError('the transactional worker', error);
   }
 
-  private async recordFailure(job: Job<TransactionalJob>, message: ClaimedMessage, error: unknown) {
-    const permanent = error instanceof MailDeliveryError && error.permanent;
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  private async deliver(
+    job: Job<TransactionalJob>,
+    token: string | undefined,
+    claim: TransactionalClaim,
+  ) {
+    const message = claim.message;
+    const to = message.toAddress!;
+    let outgoing: OutgoingMessage;
+    try {
+      // The address may have bounced, complained or unsubscribed since the send was accepted.
+      const suppressed = await this.suppressions.find(message.accountId, to);
+      if (suppressed) {
+        const reason = suppressedSinceAccepted(suppressed.reason);
+        await this.record(() => this.outcomes.failed(message, reason, undefined, message.attempts));
+        return;
+      }
+      outgoing = await this.compose(message);
+    } catch (error) {
+      // Nothing went out: the claim goes back now (if the database lets us) for the job's retry,
+      // rather than lapsing a minute later.
+      await this.messages.release(message, describe(error, to)).catch(() => undefined);
+      throw error;
+    }
+    // Judged by this process's clock: a worker frozen or cut off from PostgreSQL for longer
+    // than its lease must not send what the sweep may have handed to another worker.
+    if (!(await claim.holdsToSend())) {
+      this.logger.warn({ messageId: message.id }, 'claim lapsed before sending; left to the sweep');
+      return;
+    }
+    let headerMessageId: string;
+    try {
+      ({ messageId: headerMessageId } = await this.mail.send(outgoing));
+    } catch (error) {
+      await this.recordFailure(job, token, message, error);
+      return;
+    }
+    // Outside the try: once the relay accepted it, a failure to record must not resend it now.
+    const recorded = await this.record(() =>
+      this.outcomes.sent(message, headerMessageId, normalizeEmail(to)),
+    );
+    if (!recorded) {
+      this.logger.warn(
+        { messageId: message.id },
+        'sent after its claim lapsed and was taken over: it may have gone twice',
+      );
+    }
+  }
+
+  private async compose(message: ClaimedMessage): Promise<OutgoingMessage> {
+    const sender = await this.senderDomains.signingIdentity(message.accountId, message.fromAddress);
+    return {
+      from: message.fromAddress,
+      to: message.toAddress!,
+      subject: message.subject ?? '',
+      html: message.html,
+      // Every message has a text part: generated from the HTML when the author gave none.
+      text: message.text ?? (message.html ? await textFromHtml(message.html) : null),
+      messageId: message.id,
+      storageKey: recipientStorageKey(message.recipientHash),
+      dkim: sender?.dkim,
+      // Bounce reports come back here, naming this message by its signed token.
+      envelopeFrom: this.verp.returnPath({ kind: 'transactional', messageId: message.id }, sender),
+    };
+  }
+
+  private async recordFailure(
+    job: Job<TransactionalJob>,
+    token: string | undefined,
+    message: ClaimedMessage,
+    error: unknown,
+  ) {
     const reason = describe(error, message.toAddress!);
-    if (permanent || lastAttempt) {
-      // Only the relay's refusals are bounces; our own errors say nothing of the address.
-      const bounce =
-        error instanceof MailDeliveryError
-          ? { hard: permanent, emailNormalized: normalizeEmail(message.toAddress!) }
-          : undefined;
-      await this.outcomes.failed(message, reason, bounce);
+    const emailNormalized = normalizeEmail(message.toAddress!);
+    const epoch = message.attempts;
+    if (error instanceof MailDeliveryError) {
+      // Only the relay's refusals are bounces: hard for a 5xx, soft once its 4xx outlasted
+      // the retry horizon.
+      if (error.permanent || this.pastHorizon(message)) {
+        const bounce = { hard: error.permanent, emailNormalized };
+        await this.record(() => this.outcomes.failed(message, reason, bounce, epoch));
+        return;
+      }
+      const delayMs = await this.record(() =>
+        this.messages.defer(message, reason, this.config.smtpRetry),
+      );
+      // Erased meanwhile (it has ended), or taken over by another worker: not ours to retry.
+      if (delayMs === undefined) return;
+      this.logger.warn(
+        { messageId: message.id, attempt: epoch, retryInSeconds: Math.round(delayMs / 1000) },
+        'relay refused for now: deferred',
+      );
+      await job.moveToDelayed(Date.now() + delayMs, token);
+      throw new DelayedError();
+    }
+    // An error of ours (the message could not be built, signed or stored): BullMQ's attempts.
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (lastAttempt) {
+      await this.record(() => this.outcomes.failed(message, reason, undefined, epoch));
       return;
     }
     await this.messages.release(message, reason);
     this.logger.warn({ messageId: message.id, attempt: job.attemptsMade + 1 }, 'send will retry');
     // Rethrown so BullMQ schedules the retry with backoff.
     throw error;
+  }
+
+  /** Whether the relay has been refusing this message for longer than the retry horizon. */
+  private pastHorizon(message: ClaimedMessage): boolean {
+    if (!message.deferredSince || !message.claimedAt) return false;
+    const refusingMs = message.claimedAt.getTime() - message.deferredSince.getTime();
+    return refusingMs >= this.config.smtpRetry.horizonSeconds * 1000;
+  }
+
+  /** An outcome write: it must land, PostgreSQL away or not (see retryTransient). */
+  private record<T>(write: () => Promise<T>): Promise<T> {
+    return retryTransient(write, {
+      attempts: RECORD_ATTEMPTS,
+      maxWaitMs: RECORD_RETRY_MAX_MS,
+      onRetry: (error, waitMs) =>
+        this.logger.warn(`recording an outcome failed, retrying in ${waitMs} ms: ${String(error)}`),
+    });
   }
 }
 

@@ -1,19 +1,15 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import {
-  STRANDED_AFTER_MS,
-  SWEEP_BATCH,
-  SWEEP_EVERY_MS,
-  TRANSACTIONAL_CLAIM_LEASE_MS,
-} from '../platform/settings';
+import { STRANDED_AFTER_MS, SWEEP_BATCH, SWEEP_EVERY_MS } from '../platform/settings';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { TransactionalQueue } from './transactional-queue';
 
 /**
  * Recovery, in every worker process on a timer (not a Redis-scheduled job, which a Redis
- * that lost its data would lose too). It re-adds the jobs of queued messages that have none
- * (a crash between commit and enqueue, a Redis restart), requeues claims whose worker died,
- * and prunes expired idempotency keys. Every step is idempotent, so any number of workers
+ * that lost its data would lose too). It requeues claims whose lease ran out (their worker
+ * died or froze) and adds their jobs at once, re-adds the jobs of queued messages that have
+ * none (a crash between commit and enqueue, a Redis restart), and prunes expired idempotency
+ * keys. Every step is idempotent, so any number of workers
  * may sweep at once.
  */
 @Injectable()
@@ -40,11 +36,7 @@ export class TransactionalSweeper implements OnApplicationBootstrap, OnModuleDes
 
   /** One pass; `strandedAfterMs` is shortened by tests. */
   async sweep(strandedAfterMs = STRANDED_AFTER_MS): Promise<{ requeued: number; pruned: number }> {
-    const stranded = await this.messages.findStranded(
-      strandedAfterMs,
-      TRANSACTIONAL_CLAIM_LEASE_MS,
-      SWEEP_BATCH,
-    );
+    const stranded = await this.messages.findStranded(strandedAfterMs, SWEEP_BATCH);
     await this.queue.enqueue(stranded);
     const pruned = await this.idempotencyKeys.pruneExpired(SWEEP_BATCH * 10);
     return { requeued: stranded.length, pruned };

@@ -13,52 +13,127 @@ const seconds = (ms: number) => ms / 1000;
 
 /**
  * The worker's claim: only a queued message, or one whose claim lapsed (its worker presumed
- * dead), moves to `sending`; a scrubbed message (erased recipient) never does.
+ * dead), moves to `sending`, under a lease of `leaseMs`; a scrubbed message (erased recipient)
+ * never does. `attempts` counts claims: the number returned is this claim's fencing token.
+ * `claimedAt` is the database's clock, to judge the retry horizon by.
  */
 export const claimMessage = (accountId: AccountId, id: string, leaseMs: number) => Prisma.sql`
   UPDATE transactional_messages
-  SET status = 'sending', claimed_at = now(), attempts = attempts + 1, updated_at = now()
+  SET status = 'sending', claimed_at = now(), attempts = attempts + 1, updated_at = now(),
+      lease_until = now() + make_interval(secs => ${seconds(leaseMs)})
   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND to_address IS NOT NULL
-    AND (status = 'queued'
-         OR (status = 'sending' AND claimed_at < now() - make_interval(secs => ${seconds(leaseMs)})))
+    AND (status = 'queued' OR (status = 'sending' AND lease_until < now()))
   RETURNING id, account_id AS "accountId", recipient_hash AS "recipientHash",
-    to_address AS "toAddress", from_address AS "fromAddress", subject, html, text, attempts`;
+    to_address AS "toAddress", from_address AS "fromAddress", subject, html, text, attempts,
+    claimed_at AS "claimedAt", deferred_since AS "deferredSince"`;
 
-export const markSent = (accountId: AccountId, id: string, headerMessageId: string) => Prisma.sql`
+/** A claim's lease renewed; no row when the claim is no longer this worker's (`attempts`). */
+export const renewLease = (accountId: AccountId, id: string, epoch: number, leaseMs: number) =>
+  Prisma.sql`
+  UPDATE transactional_messages
+  SET lease_until = now() + make_interval(secs => ${seconds(leaseMs)})
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+    AND status = 'sending' AND attempts = ${epoch}`;
+
+/**
+ * The relay accepted it: sent, if the claim is still this worker's. A claim the sweep requeued
+ * (lapsed) but nobody took over yet is still ours: recording it now keeps it from going twice.
+ */
+export const markSent = (
+  accountId: AccountId,
+  id: string,
+  epoch: number,
+  headerMessageId: string,
+) => Prisma.sql`
   UPDATE transactional_messages
   SET status = 'sent', sent_at = now(), updated_at = now(), error = NULL,
-      header_message_id = ${headerMessageId}
-  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+      header_message_id = ${headerMessageId}, lease_until = NULL, next_attempt_at = NULL
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+    AND attempts = ${epoch} AND status IN ('sending', 'queued')`;
 
-/** Back to the queue after a temporary failure, unless the recipient was erased meanwhile. */
-export const releaseMessage = (accountId: AccountId, id: string, error: string) => Prisma.sql`
+/**
+ * Back to the queue after a failure that was not the relay's answer (the database or our own
+ * code), unless the recipient was erased meanwhile; only by the worker whose claim it is.
+ */
+export const releaseMessage = (accountId: AccountId, id: string, epoch: number, error: string) =>
+  Prisma.sql`
   UPDATE transactional_messages
   SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
       error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END,
-      claimed_at = NULL, updated_at = now()
-  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND status = 'sending'`;
+      lease_until = NULL, updated_at = now()
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+    AND status = 'sending' AND attempts = ${epoch}`;
+
+/**
+ * The relay refused it for now: queued again for a try `firstSeconds` later, the wait doubling
+ * with each attempt up to `maxSeconds`, the first refusal's time kept (the horizon runs from
+ * it); failed instead if the recipient was erased meanwhile. Only by the claim's worker.
+ * Returns how long until the next try (by the database's clock, which wrote it).
+ */
+export const deferMessage = (
+  accountId: AccountId,
+  id: string,
+  epoch: number,
+  error: string,
+  firstSeconds: number,
+  maxSeconds: number,
+) => Prisma.sql`
+  UPDATE transactional_messages
+  SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
+      error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END,
+      deferred_since = coalesce(deferred_since, now()),
+      next_attempt_at = now() + make_interval(secs => least(${maxSeconds}::float8,
+        ${firstSeconds}::float8 * power(2, least(greatest(attempts - 1, 0), 30)))),
+      lease_until = NULL, updated_at = now()
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+    AND status = 'sending' AND attempts = ${epoch}
+  RETURNING status::text AS status,
+    extract(epoch FROM next_attempt_at - now())::float8 AS "delaySeconds"`;
 
 /** Ends a queued or claimed message as failed. */
 export const markFailed = (accountId: AccountId, id: string, error: string) => Prisma.sql`
   UPDATE transactional_messages
-  SET status = 'failed', updated_at = now(),
+  SET status = 'failed', updated_at = now(), lease_until = NULL, next_attempt_at = NULL,
       error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END
   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
     AND status IN ('queued', 'sending')`;
 
-/** Across accounts (the sweep): claims older than the lease go back to the queue. */
-export const requeueLapsedClaims = (leaseMs: number) => Prisma.sql`
+/** markFailed by a worker, only while the claim (`attempts`) is still its own. */
+export const markClaimFailed = (
+  accountId: AccountId,
+  id: string,
+  epoch: number,
+  error: string,
+) => Prisma.sql`
   UPDATE transactional_messages
+  SET status = 'failed', updated_at = now(), lease_until = NULL, next_attempt_at = NULL,
+      error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+    AND attempts = ${epoch} AND status IN ('queued', 'sending')`;
+
+/**
+ * Across accounts (the sweep): claims whose lease ran out (their worker died or froze) go back
+ * to the queue; returns them, to be enqueued at once.
+ */
+export const requeueLapsedClaims = (limit: number) => Prisma.sql`
+  UPDATE transactional_messages m
   SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
       error = CASE WHEN scrubbed_at IS NULL THEN error ELSE ${ERASED} END,
-      claimed_at = NULL, updated_at = now()
-  WHERE status = 'sending' AND claimed_at < now() - make_interval(secs => ${seconds(leaseMs)})`;
+      lease_until = NULL, updated_at = now()
+  WHERE m.id IN (SELECT id FROM transactional_messages
+                  WHERE status = 'sending' AND lease_until < now() LIMIT ${limit})
+    AND m.status = 'sending' AND m.lease_until < now()
+  RETURNING m.account_id AS "accountId", m.id, m.status::text AS status`;
 
-/** Across accounts (the sweep): queued messages that have waited long enough to have lost their job. */
+/**
+ * Across accounts (the sweep): queued messages that have waited long enough to have lost their
+ * job, and are due (a deferred one's job waits in Redis until its next try).
+ */
 export const strandedMessages = (olderThanMs: number, limit: number) => Prisma.sql`
   SELECT account_id AS "accountId", id FROM transactional_messages
   WHERE status = 'queued' AND to_address IS NOT NULL
     AND updated_at < now() - make_interval(secs => ${seconds(olderThanMs)})
+    AND (next_attempt_at IS NULL OR next_attempt_at <= now())
   ORDER BY updated_at LIMIT ${limit}`;
 
 /**

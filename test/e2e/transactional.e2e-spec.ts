@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import request, { Response } from 'supertest';
 import { newId } from '../../src/platform/crypto/ids';
 import { QUEUES } from '../../src/platform/queue/queue.module';
+import { AccountId } from '../../src/platform/database/account-id';
+import { TransactionalMessagesRepository } from '../../src/transactional/transactional-messages.repository';
 import { TransactionalSendProcessor } from '../../src/transactional/transactional-send.processor';
 import { TransactionalSweeper } from '../../src/transactional/transactional-sweeper';
 import { SmtpSink } from '../support/smtp-sink';
@@ -62,7 +64,14 @@ describe('transactional sends', () => {
   beforeAll(async () => {
     sink = await SmtpSink.start();
     // These tests send from domains nobody verified; test/e2e/sender-domains covers the check.
-    env = await TestEnv.create({ SMTP_URL: sink.url, ALLOW_UNVERIFIED_FROM: '1' });
+    env = await TestEnv.create({
+      SMTP_URL: sink.url,
+      ALLOW_UNVERIFIED_FROM: '1',
+      // Temporary refusals are tried again after 1 s, then 2 s, and given up after 4 s.
+      SMTP_RETRY_FIRST_SECONDS: '1',
+      SMTP_RETRY_MAX_SECONDS: '2',
+      SMTP_RETRY_HORIZON_SECONDS: '4',
+    });
     api = await TestApi.start(env);
     ({ accountId, auth } = await api.tenant());
   });
@@ -318,6 +327,43 @@ describe('transactional sends', () => {
     }
   });
 
+  it('fails a message the relay refuses for longer than the retry horizon, as a soft bounce', async () => {
+    const to = recipient('full-mailbox');
+    const subscriber = await request(api.server)
+      .post('/v1/subscribers')
+      .set('Authorization', auth)
+      .send({ email: to })
+      .expect(201);
+    let refusals = 0;
+    sink.verdict = (m) => {
+      if (!m.to.includes(to)) return undefined;
+      refusals += 1;
+      return { code: 452, message: 'mailbox full, try later' };
+    };
+    try {
+      const accepted = await send(message(to)).expect(202);
+      const done = await waitFor(
+        async () => {
+          const response = await status(accepted.body.id);
+          return response.body.status === 'queued' ? undefined : response;
+        },
+        { timeoutMs: 20_000 },
+      );
+      expect(done.body).toMatchObject({ status: 'failed', error: expect.stringContaining('452') });
+      // Tried at 0, 1, 3 and 5 s: the refusal at 5 s is past the 4 s horizon.
+      expect(refusals).toBe(4);
+      expect(done.body.attempts).toBe(4);
+    } finally {
+      sink.verdict = () => undefined;
+    }
+    const after = await request(api.server)
+      .get(`/v1/subscribers/${subscriber.body.id}`)
+      .set('Authorization', auth)
+      .expect(200);
+    expect(after.body.statistics).toMatchObject({ sent: 1, delivered: 0, hard_bounces: 0 });
+    expect(after.body.status).toBe('subscribed');
+  });
+
   it('scrubs stored messages and keys when their recipient is erased', async () => {
     const to = recipient('forget-me');
     const key = `f-${newId()}`;
@@ -378,6 +424,80 @@ describe('transactional sends', () => {
       await api.app.get(TransactionalSweeper).sweep(0);
       const done = await settled(id);
       expect(done.body.status).toBe('sent');
+      await drained();
+      expect(at(to)).toHaveLength(1);
+    });
+
+    it('fences a claim: a lapsed claim is taken over, and its first worker’s writes count for nothing', async () => {
+      const worker = api.app.get(TransactionalSendProcessor).worker;
+      const messages = api.app.get(TransactionalMessagesRepository);
+      const to = recipient('fenced');
+      await worker.pause();
+      let id: string;
+      try {
+        id = (await send(message(to)).expect(202)).body.id;
+        const first = (await messages.claim(accountId as AccountId, id, 60_000))!;
+        expect(first.attempts).toBe(1);
+        // Held: nobody else may take it, not even a second job for the same message.
+        expect(await messages.claim(accountId as AccountId, id, 60_000)).toBeUndefined();
+
+        // The first worker froze past its lease: the sweep requeues the message. Until another
+        // worker claims it, the first one's outcome still counts (it keeps it from going twice).
+        await env.sql(
+          `UPDATE transactional_messages SET lease_until = now() - interval '1 second' WHERE id = $1`,
+          [id],
+        );
+        expect(await messages.renewLease(first, 60_000)).toBe(true);
+        await env.sql(
+          `UPDATE transactional_messages SET lease_until = now() - interval '1 second' WHERE id = $1`,
+          [id],
+        );
+        const second = (await messages.claim(accountId as AccountId, id, 60_000))!;
+        expect(second.attempts).toBe(2);
+        // Taken over: the first worker can neither renew, nor record, nor give the claim back.
+        expect(await messages.renewLease(first, 60_000)).toBe(false);
+        expect(await api.prisma.$transaction((tx) => messages.markSent(first, '<x@y>', tx))).toBe(
+          false,
+        );
+        await messages.release(first, 'late');
+        expect((await status(id).expect(200)).body).toMatchObject({
+          status: 'queued',
+          attempts: 2,
+        });
+        expect(await api.prisma.$transaction((tx) => messages.markSent(second, '<x@y>', tx))).toBe(
+          true,
+        );
+        expect((await status(id).expect(200)).body.status).toBe('sent');
+      } finally {
+        await worker.resume();
+      }
+      await drained();
+      expect(at(to)).toHaveLength(0);
+    });
+
+    it('requeues a claim whose worker died once its lease ran out, and sends it', async () => {
+      const worker = api.app.get(TransactionalSendProcessor).worker;
+      const messages = api.app.get(TransactionalMessagesRepository);
+      const to = recipient('orphaned');
+      await worker.pause();
+      let id: string;
+      try {
+        id = (await send(message(to)).expect(202)).body.id;
+        // A worker claimed it and died: its claim is there, its job is gone.
+        await messages.claim(accountId as AccountId, id, 60_000);
+        await api.app.get<Queue>(getQueueToken(QUEUES.transactional)).remove(id);
+        await api.app.get(TransactionalSweeper).sweep();
+        expect((await status(id).expect(200)).body.attempts).toBe(1); // its lease still holds
+        await env.sql(
+          `UPDATE transactional_messages SET lease_until = now() - interval '1 second' WHERE id = $1`,
+          [id],
+        );
+        expect((await api.app.get(TransactionalSweeper).sweep()).requeued).toBe(1);
+      } finally {
+        await worker.resume();
+      }
+      const done = await settled(id);
+      expect(done.body).toMatchObject({ status: 'sent', attempts: 2 });
       await drained();
       expect(at(to)).toHaveLength(1);
     });
