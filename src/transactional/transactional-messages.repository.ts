@@ -78,6 +78,17 @@ export class TransactionalMessagesRepository {
     return rows[0];
   }
 
+  /**
+   * How long the current claim on a message has left (ms; 0 or less once it lapsed), or
+   * undefined when nobody holds one (it was sent, failed, or is queued).
+   */
+  async leaseRemainingMs(accountId: AccountId, id: string): Promise<number | undefined> {
+    const [row] = await this.prisma.$queryRaw<{ remainingMs: number }[]>(
+      sql.leaseRemaining(accountId, id),
+    );
+    return row?.remainingMs;
+  }
+
   /** Extends the claim's lease; false when the claim is no longer this worker's. */
   async renewLease(claim: ClaimedMessage, leaseMs: number): Promise<boolean> {
     const renewed = await this.prisma.$executeRaw(

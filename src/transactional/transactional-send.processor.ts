@@ -12,6 +12,9 @@ import { MailDeliveryError, MailTransport, OutgoingMessage } from '../platform/m
 import { QUEUES } from '../platform/queue/queue.module';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
 import {
+  CAMPAIGN_JOB_LOCK_MS,
+  CAMPAIGN_MAX_STALLED,
+  CAMPAIGN_STALLED_CHECK_MS,
   RECORD_ATTEMPTS,
   RECORD_RETRY_MAX_MS,
   TRANSACTIONAL_CONCURRENCY,
@@ -28,6 +31,8 @@ import { TransactionalOutcomes } from './transactional-outcomes';
 import { TransactionalJob } from './transactional-queue';
 
 const MAX_ERROR_LENGTH = 500;
+/** A job waiting for another worker's lease tries just after it ends (clock granularity). */
+const LEASE_TAKEOVER_SLACK_MS = 250;
 /** How long shutdown waits to learn whether Redis answers before forcing the worker closed. */
 const REDIS_PROBE_MS = 1000;
 
@@ -38,7 +43,14 @@ const REDIS_PROBE_MS = 1000;
  * temporary ones defer it on the row and park the job in BullMQ's delayed set until the next
  * try, with backoff, until the retry horizon (SMTP_RETRY_*) has passed.
  */
-@Processor(QUEUES.transactional, { concurrency: TRANSACTIONAL_CONCURRENCY })
+@Processor(QUEUES.transactional, {
+  concurrency: TRANSACTIONAL_CONCURRENCY,
+  // A dead worker's job is noticed within about 20 s (not BullMQ's default 30 to 60 s), to
+  // wait in the delayed set for the claim's lease to end and take the message over then.
+  lockDuration: CAMPAIGN_JOB_LOCK_MS,
+  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
+  maxStalledCount: CAMPAIGN_MAX_STALLED,
+})
 export class TransactionalSendProcessor extends WorkerHost implements OnModuleDestroy {
   private readonly logger = new Logger(TransactionalSendProcessor.name);
 
@@ -57,8 +69,11 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
   async process(job: Job<TransactionalJob>, token?: string): Promise<void> {
     const accountId = parseAccountId(job.data.accountId);
     const claim = await TransactionalClaim.take(this.messages, accountId, job.data.messageId);
-    // Sent, failed, erased, or being sent by another worker: nothing to do.
-    if (!claim) return;
+    if (!claim) {
+      await this.waitForLease(job, token);
+      // Sent, failed or erased: nothing to do.
+      return;
+    }
     try {
       await this.deliver(job, token, claim);
     } finally {
@@ -90,6 +105,21 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
   @OnWorkerEvent('error')
   onError(error: Error): void {
     reportRedisError('the transactional worker', error);
+  }
+
+  /**
+   * The message is claimed by someone else. This job only runs again while a claim exists when
+   * BullMQ judged its first run stalled: its worker died (or froze) mid-send. The job then
+   * waits in the delayed set until the claim's lease ends and tries to take it over at once,
+   * instead of leaving it to the sweep; if the first worker was alive after all, it renewed
+   * its lease and the next try waits again, or it finished and the try finds nothing to do.
+   */
+  private async waitForLease(job: Job<TransactionalJob>, token: string | undefined) {
+    const accountId = parseAccountId(job.data.accountId);
+    const remainingMs = await this.messages.leaseRemainingMs(accountId, job.data.messageId);
+    if (remainingMs === undefined) return;
+    await job.moveToDelayed(Date.now() + Math.max(0, remainingMs) + LEASE_TAKEOVER_SLACK_MS, token);
+    throw new DelayedError();
   }
 
   private async deliver(

@@ -27,6 +27,12 @@ export const claimMessage = (accountId: AccountId, id: string, leaseMs: number) 
     to_address AS "toAddress", from_address AS "fromAddress", subject, html, text, attempts,
     claimed_at AS "claimedAt", deferred_since AS "deferredSince"`;
 
+/** How long the claim on a message has left (ms), while it is being sent. */
+export const leaseRemaining = (accountId: AccountId, id: string) => Prisma.sql`
+  SELECT (extract(epoch FROM lease_until - now()) * 1000)::float8 AS "remainingMs"
+  FROM transactional_messages
+  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND status = 'sending'`;
+
 /** A claim's lease renewed; no row when the claim is no longer this worker's (`attempts`). */
 export const renewLease = (accountId: AccountId, id: string, epoch: number, leaseMs: number) =>
   Prisma.sql`
