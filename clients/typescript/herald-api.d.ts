@@ -1450,8 +1450,10 @@ export interface components {
             revenue_cents: number;
             /** @description Clicks per link, the most clicked first (at most 100). */
             links: components["schemas"]["CampaignLinkStats"][];
-            /** @description Recipients not yet sent (pending or in flight). */
+            /** @description Recipients not finished yet: waiting, in flight or deferred. delivered + failed + outstanding = recipients. */
             outstanding: number;
+            /** @description Of the outstanding, recipients whose relay refused for now (SMTP 4xx, connection trouble): tried again with backoff until the retry horizon, then failed. */
+            deferred: number;
             /** @description 0..100 */
             percent: number;
             /** Format: date-time */
@@ -6227,6 +6229,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "outstanding": 0,
+                     *       "deferred": 0,
                      *       "percent": 0,
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "finished_at": "2026-11-25T09:30:00.000Z"

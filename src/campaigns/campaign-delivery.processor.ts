@@ -118,6 +118,13 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     reportRedisError('the campaign delivery worker', error);
   }
 
+  /** An attempt that failed (a store away, a lapsed lease) is retried; say why, once. */
+  @OnWorkerEvent('failed')
+  onFailed(job: Job<DeliveryJob> | undefined, error: Error): void {
+    if (error instanceof DelayedError) return;
+    this.logger.warn(`delivery job ${job?.id ?? '?'} failed: ${withoutAddresses(error.message)}`);
+  }
+
   async process(job: Job<DeliveryJob>, token?: string): Promise<void> {
     const accountId = parseAccountId(job.data.accountId);
     const { campaignId, batch } = job.data;

@@ -175,6 +175,14 @@ export class CampaignsRepository {
     return rows.map((row) => ({ accountId: accountIdOfRow(row.account_id), id: row.id }));
   }
 
+  /** Every sending campaign (up to `limit`), across accounts: see sendingCampaigns. */
+  async sendingCampaigns(limit: number): Promise<{ accountId: AccountId; id: string }[]> {
+    const rows = await this.prisma.$queryRaw<{ account_id: string; id: string }[]>(
+      sql.sendingCampaigns(limit),
+    );
+    return rows.map((row) => ({ accountId: accountIdOfRow(row.account_id), id: row.id }));
+  }
+
   /**
    * The fan-out checkpoint of a campaign that is sending, its row locked until `tx` ends;
    * undefined when it is not sending (any more).

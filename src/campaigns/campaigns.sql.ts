@@ -78,6 +78,10 @@ export const stalledCampaigns = (idleSeconds: number, limit: number) => Prisma.s
                                             < now() - make_interval(secs => ${idleSeconds})))))
    LIMIT ${limit}`;
 
+/** Sending campaigns of every account: the watchdog revives them all when Redis lost its jobs. */
+export const sendingCampaigns = (limit: number) => Prisma.sql`
+  SELECT account_id::text, id::text FROM campaigns WHERE status = 'sending' LIMIT ${limit}`;
+
 /** The fan-out checkpoint of a sending campaign, its row locked for the batch's transaction. */
 export const lockFanoutCheckpoint = (accountId: AccountId, id: string) => Prisma.sql`
   SELECT fanout_after_id, fanout_batches, fanout_done_at, segment_id, created_at

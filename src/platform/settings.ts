@@ -14,6 +14,14 @@
  * processes run.
  */
 export const PG_POOL_SIZE = 10;
+/**
+ * How long an interactive transaction may wait for a pool connection, and run. Prisma's
+ * defaults (2 s and 5 s) turned a burst of writes that serialise on one identity's lock (a
+ * create racing its erasure, ten at once) into 500s on a busy machine: the transactions were
+ * fine, only slow to get a connection. Past these bounds something is really wrong.
+ */
+export const TRANSACTION_MAX_WAIT_MS = 10_000;
+export const TRANSACTION_TIMEOUT_MS = 30_000;
 
 // --- Campaign send: fan-out ------------------------------------------------------------------
 

@@ -20,6 +20,8 @@ describe('campaign send over SMTP', () => {
       RATE_LIMIT: '100000',
       RATE_LIMIT_SEND: '100000',
       ALLOW_UNVERIFIED_FROM: '1',
+      // A deferred recipient is tried again a second later (a minute by default).
+      SMTP_RETRY_FIRST_SECONDS: '1',
     });
     api = await TestApi.start(env);
   });
@@ -315,7 +317,7 @@ describe('campaign send over SMTP', () => {
       sink.verdict = () => undefined;
     });
 
-    it('retries a 4xx with backoff until accepted, and records a 5xx as a failed hard bounce', async () => {
+    it('defers a 4xx and tries again until accepted, and records a 5xx as a failed hard bounce', async () => {
       expect(softOnce.size).toBe(1);
       const received = to(domain)
         .map((m) => m.to[0])
