@@ -202,7 +202,17 @@ export class FaultRig {
           last = String(error);
           return undefined;
         }
-        if (last.failed > 0) throw new Error(`recipients failed: ${JSON.stringify(last)}`);
+        if (last.failed > 0) {
+          const rows = await this.env.sql(
+            `SELECT status, smtp_code, fail_reason, attempts, count(*)::int AS n
+               FROM campaign_recipients WHERE campaign_id = $1 AND status = 'failed'
+              GROUP BY 1, 2, 3, 4`,
+            [campaignId],
+          );
+          throw new Error(
+            `recipients failed: ${JSON.stringify(rows)}\n${JSON.stringify(last)}\n${this.logs()}`,
+          );
+        }
         return last.status === 'sent' ? last : undefined;
       },
       {
