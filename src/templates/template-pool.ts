@@ -18,6 +18,10 @@ const WORKER_HEAP_MB = 256;
 const IDLE_MS = 30_000;
 /** Loading a worker's code (slow only on a starved machine); past this it counts as crashed. */
 const BOOT_MS = 30_000;
+/** How often the standstill meter ticks while a task is timed. */
+const TICK_MS = 100;
+/** A gap between two ticks longer than this (plus the tick) counts as standing still. */
+const TICK_SLACK_MS = 100;
 
 interface Task {
   request: WorkerTask;
@@ -98,7 +102,7 @@ class Slot {
 
   private send(): void {
     const task = this.task!;
-    task.timer = setTimeout(() => this.fail(new TemplateWorkerError('timeout')), task.timeoutMs);
+    this.arm(task);
     try {
       const request: WorkerRequest = { ...task.request, id: task.id };
       this.worker!.postMessage(request);
@@ -107,6 +111,27 @@ class Slot {
       this.finish()?.reject(error as Error);
       this.next();
     }
+  }
+
+  /**
+   * Times the running task, by the time this process was running: a timer is only a fair judge
+   * while it runs. Frozen (SIGSTOP, a paused machine), its timers fire late, possibly before
+   * the reply the thread posted meanwhile is read, and a good template failed (a campaign
+   * recipient failed for good that way). So when the timer fires, the time this process stood
+   * still is taken off, and the task gets the rest of its time again if any is left.
+   */
+  private arm(task: Task & { id: number; timer?: NodeJS.Timeout }, timeMs = task.timeoutMs): void {
+    standstill.start();
+    const startedAt = performance.now();
+    const stillAtStart = standstill.read();
+    task.timer = setTimeout(() => {
+      task.timer = undefined;
+      standstill.stop();
+      if (this.task?.id !== task.id) return;
+      const ran = performance.now() - startedAt - (standstill.read() - stillAtStart);
+      if (ran < timeMs) this.arm(task, timeMs - ran);
+      else this.fail(new TemplateWorkerError('timeout'));
+    }, timeMs);
   }
 
   private spawn(): Worker {
@@ -156,11 +181,53 @@ class Slot {
 
   private finish(): Task | undefined {
     const task = this.task;
-    clearTimeout(task?.timer);
+    if (task?.timer) {
+      clearTimeout(task.timer);
+      standstill.stop();
+    }
     this.task = undefined;
     return task;
   }
 }
+
+/**
+ * How long this process has stood still (not run at all: SIGSTOP, a paused VM, a blocked
+ * event loop), by the gaps between the ticks of a timer that runs while any task is timed.
+ */
+class StandstillMeter {
+  private total = 0;
+  private last = 0;
+  private users = 0;
+  private ticker: NodeJS.Timeout | undefined;
+
+  start(): void {
+    if (this.users++ > 0) return;
+    this.last = performance.now();
+    this.ticker = setInterval(() => this.tick(), TICK_MS);
+    this.ticker.unref();
+  }
+
+  stop(): void {
+    if (--this.users > 0) return;
+    clearInterval(this.ticker);
+    this.ticker = undefined;
+  }
+
+  /** The standstill so far, the gap since the last tick included. */
+  read(): number {
+    this.tick();
+    return this.total;
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    const gap = now - this.last;
+    if (gap > TICK_MS + TICK_SLACK_MS) this.total += gap - TICK_MS;
+    this.last = now;
+  }
+}
+
+const standstill = new StandstillMeter();
 
 /**
  * The worker's entry: template-worker.js in a build; in a TypeScript run (tests, scripts)
