@@ -1905,7 +1905,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_credential" | "insufficient_scope" | "not_found" | "conflict" | "validation_failed" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "invalid_credential" | "insufficient_scope" | "not_found" | "conflict" | "validation_failed" | "rate_limited" | "internal_error";
                 /** @description For people; may change at any time. */
                 message: string;
                 /** @description Only on 422: one entry per offending field (at most 100). */
@@ -2087,23 +2087,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2295,23 +2278,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     batchUpsertSubscribers: {
@@ -2446,23 +2412,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2631,23 +2580,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2856,23 +2788,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     eraseIdentity: {
@@ -3001,23 +2916,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listSuppressions: {
@@ -3132,23 +3030,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3321,23 +3202,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     removeSuppression: {
@@ -3450,23 +3314,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3589,23 +3436,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,23 +3574,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     getSegment: {
@@ -3885,23 +3698,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4035,23 +3831,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4207,23 +3986,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listTemplates: {
@@ -4342,23 +4104,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4498,23 +4243,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     getTemplate: {
@@ -4640,23 +4368,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4790,23 +4501,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4963,23 +4657,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     previewTemplate: {
@@ -5126,23 +4803,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listCampaigns: {
@@ -5280,23 +4940,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5455,23 +5098,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     getCampaign: {
@@ -5622,23 +5248,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     deleteCampaign: {
@@ -5766,23 +5375,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5973,23 +5565,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     sendCampaign: {
@@ -6140,23 +5715,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6324,23 +5882,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6531,23 +6072,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     unscheduleCampaign: {
@@ -6707,23 +6231,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6895,23 +6402,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     resumeCampaign: {
@@ -7071,23 +6561,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7259,23 +6732,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     testCampaign: {
@@ -7441,23 +6897,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     duplicateCampaign: {
@@ -7602,23 +7041,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7773,23 +7195,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     getTransactional: {
@@ -7919,23 +7324,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8072,23 +7460,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8255,23 +7626,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     getDomain: {
@@ -8415,23 +7769,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     deleteDomain: {
@@ -8544,23 +7881,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8704,23 +8024,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8885,23 +8188,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     createImport: {
@@ -9038,23 +8324,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9211,23 +8480,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     downloadImportErrors: {
@@ -9342,23 +8594,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9487,23 +8722,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9642,23 +8860,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     downloadExport: {
@@ -9788,23 +8989,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9978,23 +9162,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     createConversion: {
@@ -10147,23 +9314,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listWebhooks: {
@@ -10284,23 +9434,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10443,23 +9576,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     getWebhook: {
@@ -10593,23 +9709,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     deleteWebhook: {
@@ -10722,23 +9821,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10897,23 +9979,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listWebhookDeliveries: {
@@ -11052,23 +10117,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11219,23 +10267,6 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
