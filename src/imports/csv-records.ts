@@ -36,14 +36,14 @@ export async function* csvBatches(
   // The typings tie on_record's result to the record type; it may be anything.
   const parser = parse(options as unknown as Options);
   let ended = false;
-  let failure: unknown;
+  let failure: Error | undefined;
   let wake = () => {};
   parser.on('readable', () => wake());
   parser.on('end', () => {
     ended = true;
     wake();
   });
-  parser.on('error', (error) => {
+  parser.on('error', (error: Error) => {
     failure = error;
     wake();
   });

@@ -1,7 +1,7 @@
 import { TransformationType } from 'class-transformer';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { getMetadataStorage, ValidationArguments, ValidationTypes } from 'class-validator';
-import { describeDto, DtoClass } from '../platform/errors/dto-shape';
+import { describeDto } from '../platform/errors/dto-shape';
 import { containsInvalidText } from '../platform/validation/text-integrity';
 
 type Condition = (object: object, value: unknown) => boolean;
@@ -43,7 +43,7 @@ export class QuickDtoCheck<T extends object> {
     const storage = getMetadataStorage();
     // The very call `validate` makes: no groups, `always` off, no strict groups.
     const metadata = storage.getTargetValidationMetadatas(dto, undefined as never, false, false);
-    const shape = describeDto(dto as unknown as DtoClass);
+    const shape = describeDto(dto);
     for (const entry of metadata) {
       let field = this.fields.get(entry.propertyName);
       if (!field) {
