@@ -148,6 +148,8 @@ async function main(): Promise<void> {
   const { id } = (await accepted.json()) as { id: string };
   if (accepted.status !== 202) throw new Error(`POST /v1/imports: ${accepted.status}`);
   const uploadedMs = Date.now() - started;
+  await databaseCpu.sample();
+  const uploadPgCpu = databaseCpu.spentMs();
   let progress: Record<string, unknown>;
   for (const deadline = Date.now() + 900_000; ; await sleep(100)) {
     const response = await fetch(`${base}/v1/imports/${id}`, {
@@ -165,6 +167,7 @@ async function main(): Promise<void> {
   const workerCpu = cpuMs(worker.child.pid) - cpuBefore;
   await databaseCpu.sample();
   const pgCpu = databaseCpu.spentMs();
+  console.log(`PostgreSQL CPU: ${uploadPgCpu} ms for the upload, ${pgCpu - uploadPgCpu} ms after`);
   const peak = peakRssMiB(worker.child.pid);
   await bench.stop(worker.child);
 

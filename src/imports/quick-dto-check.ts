@@ -108,19 +108,23 @@ export class QuickDtoCheck<T extends object> {
         instance[key] = transformed;
       }
     }
+    // One arguments object for every rule: they read it while they run, and keep nothing.
+    const args: ValidationArguments = {
+      targetName: this.targetName,
+      property: '',
+      object: instance,
+      value: undefined,
+      constraints: [],
+    };
     for (const [key, field] of this.fields) {
       const value = instance[key];
       if (!field.conditions.every((condition) => condition(instance, value))) continue;
       if (field.unmodelled) return undefined;
+      args.property = key;
+      args.value = value;
       for (const rule of field.rules) {
         if (rule.validateIf && !rule.validateIf(instance, value)) continue;
-        const args: ValidationArguments = {
-          targetName: this.targetName,
-          property: key,
-          object: instance,
-          value,
-          constraints: rule.constraints,
-        };
+        args.constraints = rule.constraints;
         if (rule.each && Array.isArray(value)) {
           for (const item of value) if (!this.passes(rule, item, args)) return undefined;
         } else if (!this.passes(rule, value, args)) {
