@@ -302,7 +302,7 @@ async function runHerald(
   const cpuBefore = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
   await api(base, key, 'POST', `/v1/campaigns/${campaign.id as string}/send`);
   const accepted = Date.now();
-  const stats = await sink.waitFor(accountSize, Math.max(120_000, accountSize * 5));
+  const stats = await sink.waitFor(accountSize, Math.max(300_000, accountSize * 10));
   for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
     const progress = await api(base, key, 'GET', `/v1/campaigns/${campaign.id as string}/stats`);
     if (progress.status === 'sent') {
@@ -323,6 +323,8 @@ async function runHerald(
     : undefined;
   // The delivery log's last results are written a moment after the receiver answered.
   const writesAfterEvents = receiver ? await tableWrites() : undefined;
+  await sleep(3500);
+  for (const w of workers) { const l = w.output.join('').split('\n').filter((x) => x.includes('PROFILE_EVENTS')); console.log('TMP', l.slice(-1)[0]); }
   await Promise.all(workers.map(({ child }) => bench.stop(child)));
   return {
     writesDuringSend: describeWrites(writesBefore, writesAfterSend, accountSize),

@@ -5,6 +5,7 @@ import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { runSql, SqlRunner } from '../platform/database/sql-runner';
 import { WEBHOOK_ENDPOINTS_CACHE_MS } from '../platform/settings';
+import { BatchedEvent } from './webhook-event-batch';
 import { OutboundEvent, WebhookEventType } from './webhook-event-types';
 import * as sql from './webhooks.sql';
 
@@ -14,15 +15,17 @@ interface EndpointInterest {
 }
 
 /**
- * The way into outbound webhooks: writes one delivery row per event and interested endpoint,
- * in the caller's transaction (the one that records the event), so an event is delivered if and
- * only if what it reports was recorded. A whole batch of events is one INSERT. Accounts without
- * endpoints cost one cached lookup and nothing else.
+ * The way into outbound webhooks: writes the events, with the endpoints that want each, as one
+ * webhook_event_batches row in the caller's transaction (the one that records the events), so
+ * an event is delivered if and only if what it reports was recorded. A whole chunk of events is
+ * one INSERT of one row, whatever the number of events and endpoints: the delivery rows are
+ * the dispatcher's, written with their first attempt. Accounts without endpoints cost one
+ * cached lookup and nothing else.
  */
 @Injectable()
 export class WebhookPublisher {
   private readonly interests = new Map<string, { at: number; endpoints: EndpointInterest[] }>();
-  /** Emits `published` after rows were written, so a dispatcher in this process looks at once. */
+  /** Emits `published` after a batch was written, so a dispatcher in this process looks at once. */
   readonly signal = new EventEmitter();
 
   constructor(private readonly pool: PgPool) {}
@@ -42,48 +45,32 @@ export class WebhookPublisher {
     if (events.length === 0) return;
     const endpoints = await this.endpointsOf(accountId);
     if (endpoints.length === 0) return;
-    const rows = {
-      ids: [] as string[],
-      endpoints: [] as string[],
-      events: [] as string[],
-      types: [] as string[],
-      payloads: [] as string[],
-      subscribers: [] as (string | null)[],
-      hashes: [] as (string | null)[],
-    };
+    const batch: BatchedEvent[] = [];
+    const deliveryIds: string[] = [];
     for (const event of events) {
       const wanting = endpoints.filter((endpoint) => endpoint.events.includes(event.type));
       if (wanting.length === 0) continue;
-      // The Standard Webhooks layout; one event id for every endpoint: the webhook-id.
-      const eventId = newId();
-      const payload = JSON.stringify({
+      const deliveries = wanting.map((endpoint): [string, string] => [newId(), endpoint.id]);
+      for (const [id] of deliveries) deliveryIds.push(id);
+      batch.push({
+        // One event id for every endpoint: the webhook-id.
+        event_id: newId(),
         type: event.type,
-        timestamp: event.occurredAt.toISOString(),
-        data: event.data,
+        // The Standard Webhooks layout.
+        payload: JSON.stringify({
+          type: event.type,
+          timestamp: event.occurredAt.toISOString(),
+          data: event.data,
+        }),
+        subscriber_id: event.subscriberId ?? null,
+        recipient_hash: event.recipientHash ?? null,
+        deliveries,
       });
-      for (const endpoint of wanting) {
-        rows.ids.push(newId());
-        rows.endpoints.push(endpoint.id);
-        rows.events.push(eventId);
-        rows.types.push(event.type);
-        rows.payloads.push(payload);
-        rows.subscribers.push(event.subscriberId ?? null);
-        rows.hashes.push(event.recipientHash ?? null);
-      }
     }
-    if (rows.ids.length === 0) return;
-    await runSql(db, sql.INSERT_DELIVERIES, [
-      accountId,
-      rows.ids,
-      rows.endpoints,
-      rows.events,
-      rows.types,
-      rows.payloads,
-      rows.subscribers,
-      rows.hashes,
-    ]);
-    // The rows are visible once the caller commits; a dispatcher nudged a moment early
-    // finds them on its next look.
+    if (batch.length === 0) return;
+    await runSql(db, sql.INSERT_BATCH, [newId(), accountId, JSON.stringify(batch), deliveryIds]);
+    // The row is visible once the caller commits; a dispatcher nudged a moment early
+    // finds it on its next look.
     setTimeout(() => this.signal.emit('published'), 20).unref();
   }
 
