@@ -323,8 +323,6 @@ async function runHerald(
     : undefined;
   // The delivery log's last results are written a moment after the receiver answered.
   const writesAfterEvents = receiver ? await tableWrites() : undefined;
-  await sleep(3500);
-  for (const w of workers) { const l = w.output.join('').split('\n').filter((x) => x.includes('PROFILE_EVENTS')); console.log('TMP', l.slice(-1)[0]); }
   await Promise.all(workers.map(({ child }) => bench.stop(child)));
   return {
     writesDuringSend: describeWrites(writesBefore, writesAfterSend, accountSize),

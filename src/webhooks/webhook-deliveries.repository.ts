@@ -48,6 +48,8 @@ export interface FirstDelivery {
   createdAt: Date;
   /** 1, or 0 when the endpoint was disabled: the delivery waits, due, as other pending ones. */
   attempts: number;
+  /** Not written at all: the subscriber the event is about was gone before its first attempt. */
+  void?: boolean;
 }
 
 /**
@@ -139,7 +141,9 @@ export class WebhookDeliveriesRepository {
       batchIds,
     ]);
     const pending = new Map(rows.map((row) => [row.id, new Set(row.pending_ids)]));
-    const written = firsts.filter((r) => pending.get(r.first!.batchId)?.has(r.id));
+    const written = firsts.filter(
+      (r) => !r.first!.void && pending.get(r.first!.batchId)?.has(r.id),
+    );
     if (written.length > 0) {
       const column = <T>(pick: (r: DeliveryResult, first: FirstDelivery) => T) =>
         written.map((r) => pick(r, r.first!));

@@ -30,7 +30,8 @@ import {
   FirstDelivery,
   WebhookDeliveriesRepository,
 } from './webhook-deliveries.repository';
-import { BatchedEvent } from './webhook-event-batch';
+import type { AccountId } from '../platform/database/account-id';
+import { BatchedEvent, withAddress } from './webhook-event-batch';
 import {
   BatchEndpoint,
   ClaimedBatch,
@@ -204,17 +205,29 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       }
     }
     const endpoints = await this.batches.endpoints([...endpointIds]);
+    const addresses = await this.addressesFor(claimed);
     const secrets = new Map<string, string | Error>();
     const empty: string[] = [];
     for (const batch of claimed) {
       let queued = 0;
       let settled = 0;
-      for (const event of batch.events) {
+      for (const stored of batch.events) {
+        let event = stored;
+        let gone = false;
+        if (stored.email_of) {
+          const email = addresses.get(`${batch.accountId}/${stored.email_of}`);
+          if (email === undefined) gone = true;
+          else event = { ...stored, payload: withAddress(stored.payload, email) };
+        }
         for (const [deliveryId, endpointId] of event.deliveries) {
           if (!batch.pending.has(deliveryId)) continue; // written before this claim
           const endpoint = endpoints.get(endpointId);
           const first = firstDelivery(batch, event);
-          if (!endpoint?.enabled) {
+          if (gone) {
+            // The subscriber is gone (deleted or erased): an event about them carries nothing.
+            this.results.add(notAttempted(deliveryId, endpointId, { ...first, void: true }));
+            settled++;
+          } else if (!endpoint?.enabled) {
             // (No row is written for an endpoint that is gone: see INSERT_ATTEMPTED.)
             this.results.add(notAttempted(deliveryId, endpointId, first));
             settled++;
@@ -237,6 +250,26 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     }
     await this.batches.deleteIfDone(empty);
     return claimed.length;
+  }
+
+  /** The addresses the claimed batches' events fill in, keyed `account/subscriber`. */
+  private async addressesFor(claimed: ClaimedBatch[]): Promise<Map<string, string>> {
+    const wanted = new Map<AccountId, Set<string>>();
+    for (const batch of claimed) {
+      for (const event of batch.events) {
+        if (!event.email_of) continue;
+        if (!event.deliveries.some(([id]) => batch.pending.has(id))) continue;
+        const ids = wanted.get(batch.accountId) ?? new Set<string>();
+        wanted.set(batch.accountId, ids.add(event.email_of));
+      }
+    }
+    const addresses = new Map<string, string>();
+    for (const [accountId, ids] of wanted) {
+      for (const [id, email] of await this.publisher.addressesOf(accountId, [...ids])) {
+        addresses.set(`${accountId}/${id}`, email);
+      }
+    }
+    return addresses;
   }
 
   private openSecret(endpoint: BatchEndpoint): string | Error {

@@ -12,6 +12,17 @@ export const INSERT_BATCH = `
   VALUES ($1, $2, $3, $4::uuid[])`;
 
 /**
+ * INSERT_BATCH as a WITH item in front of another statement, its parameters from $first on
+ * (PostgreSQL runs a data-modifying WITH item whether or not the statement reads it).
+ */
+export function insertBatchAlongside(first: number): string {
+  const [id, account, events, ids] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+  return `webhook_batch AS (
+    INSERT INTO webhook_event_batches (id, account_id, events, pending_ids)
+    VALUES (${id}::uuid, ${account}::uuid, ${events}, ${ids}::uuid[]))`;
+}
+
+/**
  * Claims up to $1 batches nobody holds (or whose holder's lease ran out: it died), oldest
  * first, for $2 ms. SKIP LOCKED: dispatchers never share one, and never wait on an erasure.
  */
