@@ -9,6 +9,11 @@
 // campaign to the same audience) with one webhook endpoint subscribed to every event, served by a
 // loopback receiver in this process; both rates are printed with their ratio (target ≥ 0.90),
 // and how long the receiver took to get every event of the send (2 per message + 2).
+// BENCH_ROUNDS=R (1) repeats that pair R times in ABBA order (without, with; with, without; …)
+// so a load that drifts during the run weighs on both alike; the ratio is of the medians.
+// Every Herald run also prints what PostgreSQL wrote per message (rows inserted, updated and
+// deleted per table of the bench database, while the mail went out and until every event
+// was received): the database's share of the cost, which worker CPU does not show.
 //
 // Env (optional): BENCH_SIZES (20000,100000), BENCH_WORKERS (1) worker processes,
 // BENCH_POOL (8) SMTP connections per process for both contenders, BENCH_NODE_ARGS (none),
@@ -32,6 +37,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '20000,100000').split(',').map(Number)
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const POOL = Number(process.env.BENCH_POOL ?? 8);
 const WEBHOOK = process.env.BENCH_WEBHOOK === '1';
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 /**
  * Node flags of the worker: as `npm run start:worker` runs it (a larger young generation,
  * since composing MIME churns short-lived objects; the raw blast gets the same), plus
@@ -172,6 +178,39 @@ const EVERY_EVENT = [
   'campaign.sent',
 ];
 
+// ---- what PostgreSQL wrote ------------------------------------------------------------------
+
+/** Rows inserted + updated + deleted so far, per table of the bench database. */
+async function tableWrites(): Promise<Map<string, number>> {
+  // Backends report their counters when idle, at most once a second: wait for that.
+  await sleep(1_500);
+  const { rows } = await withClient(env.DATABASE_URL, (db) =>
+    db.query<{ relname: string; writes: string }>(
+      `SELECT relname, (n_tup_ins + n_tup_upd + n_tup_del)::text AS writes
+         FROM pg_stat_user_tables`,
+    ),
+  );
+  return new Map(rows.map((row) => [row.relname, Number(row.writes)]));
+}
+
+/** `table rows/msg` for every table written between two snapshots, busiest first. */
+function describeWrites(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  messages: number,
+): string {
+  const written = [...after]
+    .map(([table, n]) => [table, (n - (before.get(table) ?? 0)) / messages] as const)
+    .filter(([, perMessage]) => perMessage >= 0.005)
+    .sort((a, b) => b[1] - a[1]);
+  const total = written.reduce((sum, [, perMessage]) => sum + perMessage, 0);
+  return (
+    `${total.toFixed(2)} rows/msg (` +
+    written.map(([table, perMessage]) => `${table} ${perMessage.toFixed(2)}`).join(', ') +
+    ')'
+  );
+}
+
 // ---- Herald ------------------------------------------------------------------------------
 
 async function seed(accountId: string, count: number): Promise<void> {
@@ -219,6 +258,9 @@ interface HeraldResult {
   firstMessageMs: number;
   sentAfterMs: number;
   peakRssMiB: number[];
+  /** What PostgreSQL wrote per message while the mail went out, and until every event arrived. */
+  writesDuringSend: string;
+  writesUntilEvents?: string;
 }
 
 async function runHerald(
@@ -256,10 +298,11 @@ async function runHerald(
   });
   await sink.reset();
   const receiverBase = receiver?.count ?? 0;
+  const writesBefore = await tableWrites();
   const cpuBefore = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
   await api(base, key, 'POST', `/v1/campaigns/${campaign.id as string}/send`);
   const accepted = Date.now();
-  const stats = await sink.waitFor(accountSize, Math.max(120_000, accountSize * 5));
+  const stats = await sink.waitFor(accountSize, Math.max(300_000, accountSize * 10));
   for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
     const progress = await api(base, key, 'GET', `/v1/campaigns/${campaign.id as string}/stats`);
     if (progress.status === 'sent') {
@@ -273,12 +316,18 @@ async function runHerald(
   if (extra !== 0) throw new Error(`the sink got ${extra} messages more than recipients`);
   const peaks = workers.map(({ child }) => peakRssMiB(child.pid));
   const cpuAfter = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
+  const writesAfterSend = await tableWrites();
   // email.sent and email.delivered per message, campaign.sending and campaign.sent.
   const webhooksDoneMs = receiver
     ? (await receiver.waitFor(receiverBase + 2 * accountSize + 2, 30 * 60_000)) - accepted
     : undefined;
+  // The delivery log's last results are written a moment after the receiver answered.
+  const writesAfterEvents = receiver ? await tableWrites() : undefined;
   await Promise.all(workers.map(({ child }) => bench.stop(child)));
   return {
+    writesDuringSend: describeWrites(writesBefore, writesAfterSend, accountSize),
+    writesUntilEvents:
+      writesAfterEvents && describeWrites(writesBefore, writesAfterEvents, accountSize),
     webhooksDoneMs,
     messagesPerSec: accountSize / ((stats.lastAt - accepted) / 1000),
     cpuMsPerMessage: (cpuAfter - cpuBefore) / accountSize,
@@ -309,6 +358,20 @@ async function runRaw(sink: Sink, count: number): Promise<RawResult> {
   const stats = await sink.stats();
   if (stats.count !== count) throw new Error(`raw: sink got ${stats.count} of ${count}`);
   return { messagesPerSec: count / (elapsedMs / 1000), cpuMsPerMessage: used / count };
+}
+
+/** The runs' medians: the rate, the CPU per message and the time until every event arrived. */
+function median(results: HeraldResult[]) {
+  const of = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = (sorted.length - 1) / 2;
+    return (sorted[Math.floor(middle)] + sorted[Math.ceil(middle)]) / 2;
+  };
+  return {
+    messagesPerSec: of(results.map((r) => r.messagesPerSec)),
+    cpuMsPerMessage: of(results.map((r) => r.cpuMsPerMessage)),
+    webhooksDoneMs: of(results.map((r) => r.webhooksDoneMs ?? 0)),
+  };
 }
 
 function describeRaw(raw: RawResult): string {
@@ -354,31 +417,63 @@ async function main(): Promise<void> {
     await seed(account.id, size);
     const rawBefore = await runRaw(sink, size);
     console.log(`  raw nodemailer pool: ${describeRaw(rawBefore)}`);
-    const herald = await runHerald(sink, base, key, size);
-    console.log(
-      `  herald: ${herald.messagesPerSec.toFixed(0)} msg/s, ${herald.cpuMsPerMessage.toFixed(2)} worker CPU ms/msg, ` +
-        `first message ${herald.firstMessageMs} ms after the 202, sent after ${(herald.sentAfterMs / 1000).toFixed(1)} s, ` +
-        `worker peak RSS ${herald.peakRssMiB.map((m) => m.toFixed(0)).join(' + ')} MiB`,
-    );
-    let hooked: HeraldResult | undefined;
-    if (WEBHOOK) {
-      const receiver = await Receiver.start();
-      await api(base, key, 'POST', '/v1/webhooks', { url: receiver.url, events: EVERY_EVENT });
-      hooked = await runHerald(sink, base, key, size, receiver);
+    const describe = (result: HeraldResult) =>
+      `${result.messagesPerSec.toFixed(0)} msg/s, ${result.cpuMsPerMessage.toFixed(2)} worker CPU ms/msg, ` +
+      `first message ${result.firstMessageMs} ms after the 202, sent after ${(result.sentAfterMs / 1000).toFixed(1)} s, ` +
+      `worker peak RSS ${result.peakRssMiB.map((m) => m.toFixed(0)).join(' + ')} MiB\n` +
+      `    PostgreSQL during the send: ${result.writesDuringSend}`;
+    const plain: HeraldResult[] = [];
+    const hooked: HeraldResult[] = [];
+    let webhook: { receiver: Receiver; id: string } | undefined;
+    const runPlain = async () => {
+      if (webhook) await api(base, key, 'PATCH', `/v1/webhooks/${webhook.id}`, { enabled: false });
+      const result = await runHerald(sink, base, key, size);
+      console.log(`  herald: ${describe(result)}`);
+      plain.push(result);
+    };
+    const runHooked = async () => {
+      if (webhook) {
+        await api(base, key, 'PATCH', `/v1/webhooks/${webhook.id}`, { enabled: true });
+      } else {
+        const receiver = await Receiver.start();
+        const created = await api(base, key, 'POST', '/v1/webhooks', {
+          url: receiver.url,
+          events: EVERY_EVENT,
+        });
+        webhook = { receiver, id: created.id as string };
+      }
+      const result = await runHerald(sink, base, key, size, webhook.receiver);
       console.log(
-        `  herald + webhook: ${hooked.messagesPerSec.toFixed(0)} msg/s ` +
-          `(${((hooked.messagesPerSec / herald.messagesPerSec) * 100).toFixed(1)} % of the run without), ` +
-          `${hooked.cpuMsPerMessage.toFixed(2)} worker CPU ms/msg, every event received ` +
-          `${((hooked.webhooksDoneMs ?? 0) / 1000).toFixed(1)} s after the 202 ` +
-          `(mail done after ${(hooked.sentAfterMs / 1000).toFixed(1)} s)`,
+        `  herald + webhook: ${describe(result)}\n` +
+          `    every event received ${((result.webhooksDoneMs ?? 0) / 1000).toFixed(1)} s after the 202; ` +
+          `PostgreSQL until then: ${result.writesUntilEvents}`,
+      );
+      hooked.push(result);
+    };
+    // ABBA: without, with; with, without; …
+    for (let round = 0; round < (WEBHOOK ? ROUNDS : 1); round++) {
+      if (!WEBHOOK) await runPlain();
+      else if (round % 2 === 0) await runPlain().then(runHooked);
+      else await runHooked().then(runPlain);
+    }
+    const herald = { ...plain[0], ...median(plain) };
+    if (WEBHOOK) {
+      const withHook = median(hooked);
+      const rates = (results: HeraldResult[]) =>
+        results.map((r) => r.messagesPerSec.toFixed(0)).join('/');
+      const ratio = withHook.messagesPerSec / herald.messagesPerSec;
+      console.log(
+        `  with a webhook: ${(ratio * 100).toFixed(1)} % of the rate without (medians of ` +
+          `${rates(hooked)} and ${rates(plain)} msg/s); worker CPU ` +
+          `${herald.cpuMsPerMessage.toFixed(2)} → ${withHook.cpuMsPerMessage.toFixed(2)} ms/msg`,
       );
       webhookRows.push(
         [
           String(size).padStart(8),
           herald.messagesPerSec.toFixed(0).padStart(8),
-          hooked.messagesPerSec.toFixed(0).padStart(9),
-          (hooked.messagesPerSec / herald.messagesPerSec).toFixed(2).padStart(6),
-          ((hooked.webhooksDoneMs ?? 0) / 1000).toFixed(1).padStart(11),
+          withHook.messagesPerSec.toFixed(0).padStart(9),
+          ratio.toFixed(2).padStart(6),
+          ((withHook.webhooksDoneMs ?? 0) / 1000).toFixed(1).padStart(11),
         ].join(' '),
       );
     }
@@ -411,7 +506,9 @@ async function main(): Promise<void> {
   console.log('targets: ratio ≥ 0.60, first message < 1000 ms, RSS flat across N');
   if (webhookRows.length > 0) {
     console.log('\nwith one webhook endpoint subscribed to every event:');
-    console.log('       N herald/s +webhook/s  ratio events(s)');
+    console.log(
+      `       N herald/s +webhook/s  ratio events(s)   (medians of ${ROUNDS} ABBA round(s))`,
+    );
     for (const row of webhookRows) console.log(row);
     console.log('target: ratio ≥ 0.90; events(s): from the 202 until the receiver had them all');
   }
