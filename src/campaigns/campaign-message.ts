@@ -45,12 +45,17 @@ export class CampaignMessageBuilder {
     const unsubscribeUrl = `${this.config.publicUrl}/unsubscribe/${unsubscribeToken}`;
     // The same token: the page where the person manages (ends, or takes up again) this list.
     const preferencesUrl = `${this.config.publicUrl}/preferences/${unsubscribeToken}`;
-    const rendered = await compiled.render({
+    const variables = {
       ...subscriberVariables(subscriber),
       ...senderVariables(footer),
       unsubscribe_url: unsubscribeUrl,
       preferences_url: preferencesUrl,
-    });
+    };
+    // Delivery runs in worker processes, which answer no requests: a template that cannot
+    // loop renders right here rather than on a template thread.
+    const rendered = compiled.renderHere
+      ? compiled.renderHere(variables)
+      : await compiled.render(variables);
     const trackToken = this.tokens.issue('track', ref);
     // Bounce reports come back to the return path, and unsubscribe mail to the mailto
     // address, each naming this very message through its signed token.

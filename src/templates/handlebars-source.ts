@@ -33,20 +33,34 @@ const HELPER_ARITY: ReadonlyMap<string, { count: number; message: string }> = ne
   ['lookup', { count: 2, message: 'lookup requires exactly two arguments.' }],
 ]);
 
+export interface CompiledSource {
+  render: RenderFn;
+  /**
+   * Whether a render may repeat part of the template: an `#each`, or a block named by a
+   * variable (Handlebars iterates over an array there). Without one, rendering takes each
+   * part of the template at most once: time linear in the template and the values merged.
+   */
+  loops: boolean;
+}
+
+/** Built-in blocks that render their body or their `else` once at most. */
+const ONCE_BLOCKS = new Set(['if', 'unless', 'with']);
+
 /**
  * Compiles one template field eagerly. Throws a TemplateSyntaxError: what is wrong, in words
  * for the template's author, and where (line and column) when the parser or compiler knows.
  */
-export function compileSource(source: string, escapeHtml: boolean): RenderFn {
+export function compileSource(source: string, escapeHtml: boolean): CompiledSource {
   try {
-    new SupportedSyntax().accept(handlebars.parse(source));
+    const syntax = new SupportedSyntax();
+    syntax.accept(handlebars.parse(source));
     const template = handlebars.compile<Record<string, unknown>>(source, {
       ...COMPILE_OPTIONS,
       noEscape: !escapeHtml,
     });
     // Handlebars compiles lazily on the first call; one render over no data forces it now.
     template({});
-    return (variables) => template(variables);
+    return { render: (variables) => template(variables), loops: syntax.loops };
   } catch (error) {
     // Out of stack on deep nesting: the worker says so in its own words.
     if (error instanceof RangeError) throw error;
@@ -59,6 +73,9 @@ export function compileSource(source: string, escapeHtml: boolean): RenderFn {
  * taken: partials, decorators, and built-in helpers called with the wrong arity.
  */
 class SupportedSyntax extends Handlebars.Visitor {
+  /** A block that may render its body more than once was seen (see CompiledSource). */
+  loops = false;
+
   override PartialStatement(node: hbs.AST.PartialStatement): void {
     throw syntaxErrorAt('Partials ({{> name}}) are not supported.', node);
   }
@@ -77,6 +94,8 @@ class SupportedSyntax extends Handlebars.Visitor {
 
   override BlockStatement(node: hbs.AST.BlockStatement): void {
     checkArity(node);
+    const name = node.path.type === 'PathExpression' ? node.path.original : '';
+    if (!ONCE_BLOCKS.has(name)) this.loops = true;
     super.BlockStatement(node);
   }
 
