@@ -68,6 +68,31 @@ export function compileSource(source: string, escapeHtml: boolean): CompiledSour
   }
 }
 
+/** Blocks nested deeper than this make compiling slow (nested programs): see compileSmall. */
+const SMALL_DEPTH = 10;
+
+/**
+ * Compiles a field that is known to be small (the caller bounds its length and merge fields)
+ * when doing so here is quick and the result straight-line: undefined when it loops, nests
+ * blocks deeper than SMALL_DEPTH (chained `else if` included), or fails to compile at all;
+ * the caller then leaves it to a template worker, which also words the errors.
+ */
+export function compileSmall(source: string, escapeHtml: boolean): RenderFn | undefined {
+  try {
+    const syntax = new SupportedSyntax();
+    syntax.accept(handlebars.parse(source));
+    if (syntax.loops || syntax.deepest > SMALL_DEPTH) return undefined;
+    const template = handlebars.compile<Record<string, unknown>>(source, {
+      ...COMPILE_OPTIONS,
+      noEscape: !escapeHtml,
+    });
+    template({});
+    return (variables) => template(variables);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Rejects what would otherwise only fail while sending, when the branch holding it is
  * taken: partials, decorators, and built-in helpers called with the wrong arity.
@@ -75,6 +100,9 @@ export function compileSource(source: string, escapeHtml: boolean): CompiledSour
 class SupportedSyntax extends Handlebars.Visitor {
   /** A block that may render its body more than once was seen (see CompiledSource). */
   loops = false;
+  /** How deeply blocks nest (a chained `else if` is a block inside the `else`). */
+  deepest = 0;
+  private depth = 0;
 
   override PartialStatement(node: hbs.AST.PartialStatement): void {
     throw syntaxErrorAt('Partials ({{> name}}) are not supported.', node);
@@ -96,7 +124,9 @@ class SupportedSyntax extends Handlebars.Visitor {
     checkArity(node);
     const name = node.path.type === 'PathExpression' ? node.path.original : '';
     if (!ONCE_BLOCKS.has(name)) this.loops = true;
+    this.deepest = Math.max(this.deepest, ++this.depth);
     super.BlockStatement(node);
+    this.depth--;
   }
 
   override MustacheStatement(node: hbs.AST.MustacheStatement): void {

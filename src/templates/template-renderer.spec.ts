@@ -312,6 +312,15 @@ describe('renderHere: straight-line templates on the calling thread', () => {
       },
       variables: { name: 'Ada\r\nBcc: x', tags: ['a', 'b'], obj: { a: 1 }, n: 0, no: false },
     },
+    {
+      name: 'blocks nested eleven deep (compiled on a worker first, then here)',
+      message: {
+        subject: 'x',
+        html: null,
+        text: `${'{{#if a}}'.repeat(11)}{{b}}${'{{/if}}'.repeat(11)}`,
+      },
+      variables: { a: true, b: 'deep' },
+    },
   ];
 
   for (const { name, message, variables } of cases) {

@@ -3,7 +3,7 @@ import { Subscriber } from '../generated/prisma/client';
 import { ErrorDetail, ValidationFailedError } from '../platform/errors/api-errors';
 import { presentSubscriber } from '../subscribers/subscriber.presenter';
 import { FieldsRendered, renderFields } from './field-render';
-import { compileSource, RenderFn } from './handlebars-source';
+import { compileSmall, compileSource, RenderFn } from './handlebars-source';
 import { TemplateWorkerError, TemplateWorkerPool } from './template-pool';
 import { FieldRef, WorkerReply } from './template-worker-protocol';
 
@@ -40,10 +40,11 @@ const RENDER_TIMEOUT_MS = 2000;
 /** Converting an HTML part to text (at most 512 KiB of it). */
 const TEXT_TIMEOUT_MS = 10_000;
 /**
- * A straight-line field this long at most may render on the calling thread (renderHere).
- * Compiling it there takes a few milliseconds, once per process.
+ * A field this long at most compiles on the calling thread (when its blocks nest at most ten
+ * deep: compileSmall), and, when straight-line, renders there too (renderHere). Compiling
+ * such a field takes milliseconds, once per process; no template thread has to start for it.
  */
-const INLINE_SOURCE_CHARS = 128 * 1024;
+const INLINE_SOURCE_CHARS = 64 * 1024;
 /**
  * Merge fields of such a field: with a subscriber's values (custom fields are at most 16 KiB)
  * its output stays within a few MiB.
@@ -103,14 +104,28 @@ export async function compileMessage(content: MessageContent): Promise<CompiledM
   // The fields of one message go to one worker, which renders it later with all of them.
   const affinity = fields.map((field) => field?.key ?? '').join('.');
   let known = compiledMessages.get(affinity);
+  if (!known && fields.every((field) => !field || isSmall(field.source))) {
+    // Compiled right here when that is quick and the result straight-line; anything else
+    // (an error to word, a loop, deep nesting) is the worker's, as for large fields.
+    const renders = fields.map((field) => field && compileSmall(field.source, field.escapeHtml));
+    if (renders.every((render) => render !== undefined)) {
+      fields.forEach((field, index) => field && keepInline(field, renders[index]!));
+      known = { inline: true };
+      rememberCompiled(affinity, known);
+    }
+  }
   if (!known) {
     const { details, loops } = await compileFields(fields, affinity);
     if (details.length > 0) throw new ValidationFailedError(details);
     known = { inline: !loops && fields.every((field) => !field || isSmall(field.source)) };
-    if (compiledMessages.size >= COMPILED_MESSAGES) compiledMessages.clear();
-    compiledMessages.set(affinity, known);
+    rememberCompiled(affinity, known);
   }
   return new WorkerMessage(fields, affinity, known.inline);
+}
+
+function rememberCompiled(affinity: string, known: { inline: boolean }): void {
+  if (compiledMessages.size >= COMPILED_MESSAGES) compiledMessages.clear();
+  compiledMessages.set(affinity, known);
 }
 
 function isSmall(source: string): boolean {
@@ -141,12 +156,35 @@ async function compileFields(
  */
 export async function textFromHtml(html: string): Promise<string | null> {
   const affinity = createHash('sha256').update(html).digest('base64url');
+  const known = texts.get(affinity);
+  if (known !== undefined) return known;
   try {
     const reply = await workers().run({ kind: 'text', html }, TEXT_TIMEOUT_MS, affinity);
-    return reply.ok ? reply.outputs[0] : null;
+    const text = reply.ok ? reply.outputs[0] : null;
+    if (text !== null) keepText(affinity, text);
+    return text;
   } catch (error) {
     if (error instanceof TemplateWorkerError) return null;
     throw error;
+  }
+}
+
+/**
+ * Text parts made from HTML, by the HTML's hash: every delivery job of an HTML-only campaign
+ * asks for the same one. Oldest out past 4 M characters.
+ */
+const texts = new Map<string, string>();
+let textChars = 0;
+const TEXT_CACHE_CHARS = 4 * 1024 * 1024;
+
+function keepText(affinity: string, text: string): void {
+  if (texts.has(affinity)) return;
+  texts.set(affinity, text);
+  textChars += text.length;
+  for (const [key, kept] of texts) {
+    if (textChars <= TEXT_CACHE_CHARS || key === affinity) break;
+    texts.delete(key);
+    textChars -= kept.length;
   }
 }
 
@@ -261,9 +299,9 @@ class WorkerMessage implements CompiledMessage {
 }
 
 /**
- * Fields compiled on this thread for renderHere (source characters, least recently used out):
- * only straight-line fields that compiled on a worker first, so compiling one here cannot fail
- * or take long.
+ * Fields compiled on this thread for renderHere, least recently used out past 1 M source
+ * characters: only small straight-line fields, which compiled here quickly (compileSmall) or
+ * on a worker first, so compiling one again after it fell out cannot fail or take long.
  */
 const inlineRenders = new Map<string, { render: RenderFn; chars: number }>();
 let inlineChars = 0;
@@ -271,8 +309,15 @@ const INLINE_CACHE_CHARS = 1024 * 1024;
 
 function inlineRender(field: Field): RenderFn {
   const hit = inlineRenders.get(field.key);
-  if (hit) return hit.render;
-  const { render } = compileSource(field.source, field.escapeHtml);
+  return keepInline(field, hit?.render ?? compileSource(field.source, field.escapeHtml).render);
+}
+
+function keepInline(field: Field, render: RenderFn): RenderFn {
+  const previous = inlineRenders.get(field.key);
+  if (previous) {
+    inlineRenders.delete(field.key);
+    inlineChars -= previous.chars;
+  }
   inlineRenders.set(field.key, { render, chars: field.source.length });
   inlineChars += field.source.length;
   for (const [key, entry] of inlineRenders) {
