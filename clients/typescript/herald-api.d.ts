@@ -2078,7 +2078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2087,6 +2087,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2263,7 +2265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2272,6 +2274,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2403,7 +2407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2412,6 +2416,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2571,7 +2577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2580,6 +2586,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2773,7 +2781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2782,6 +2790,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2901,7 +2911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2910,6 +2920,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,7 +3033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3030,6 +3042,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3187,7 +3201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3196,6 +3210,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,7 +3321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3314,6 +3330,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3427,7 +3445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3436,6 +3454,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3559,7 +3579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3568,6 +3588,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3689,7 +3711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3698,6 +3720,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3822,7 +3846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3831,6 +3855,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3971,7 +3997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3980,6 +4006,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4095,7 +4123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4104,6 +4132,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4228,7 +4258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4237,6 +4267,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4359,7 +4391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4368,6 +4400,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4492,7 +4526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4501,6 +4535,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4642,7 +4678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4651,6 +4687,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4788,7 +4826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4797,6 +4835,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4931,7 +4971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4940,6 +4980,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5083,7 +5125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5092,6 +5134,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5233,7 +5277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5242,6 +5286,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5366,7 +5412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5375,6 +5421,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5550,7 +5598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5559,6 +5607,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5706,7 +5756,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5715,6 +5765,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5873,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5882,6 +5934,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6057,7 +6111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6066,6 +6120,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6222,7 +6278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6231,6 +6287,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6387,7 +6445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6396,6 +6454,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6552,7 +6612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6561,6 +6621,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6717,7 +6779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6726,6 +6788,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6882,7 +6946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6891,6 +6955,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7032,7 +7098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7041,6 +7107,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7180,7 +7248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7189,6 +7257,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7315,7 +7385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7324,6 +7394,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7451,7 +7523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7460,6 +7532,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7611,7 +7685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7620,6 +7694,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7754,7 +7830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7763,6 +7839,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7872,7 +7950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7881,6 +7959,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8015,7 +8095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8024,6 +8104,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8173,7 +8255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8182,6 +8264,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8315,7 +8399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8324,6 +8408,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8465,7 +8551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8474,6 +8560,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8585,7 +8673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8594,6 +8682,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8713,7 +8803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8722,6 +8812,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8845,7 +8937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8854,6 +8946,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8980,7 +9074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8989,6 +9083,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9147,7 +9243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9156,6 +9252,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9299,7 +9397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9308,6 +9406,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9425,7 +9525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9434,6 +9534,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9561,7 +9663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9570,6 +9672,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9694,7 +9798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9703,6 +9807,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9812,7 +9918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9821,6 +9927,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9964,7 +10072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9973,6 +10081,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10108,7 +10218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -10117,6 +10227,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10258,7 +10370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -10267,6 +10379,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
