@@ -11,6 +11,7 @@ const url = new URL(process.env.SMTP_URL!);
 const count = Number(process.env.COUNT);
 const poolSize = Number(url.searchParams.get('maxConnections') ?? 8);
 const WINDOW = 400;
+const DISTINCT = 50_000;
 
 async function main(): Promise<void> {
   const transport = nodemailer.createTransport({
@@ -25,7 +26,9 @@ async function main(): Promise<void> {
   // Herald's recipient tokens: 48 bytes of ids in base64url, a dot, a 22-character signature.
   const token = () =>
     `${randomBytes(48).toString('base64url')}.${randomBytes(16).toString('base64url').slice(0, 22)}`;
-  const messages = Array.from({ length: count }, (_, i) => {
+  // At most DISTINCT messages are kept rendered (a million would take gigabytes); past that
+  // they are reused in turn, each send with its own recipient.
+  const messages = Array.from({ length: Math.min(count, DISTINCT) }, (_, i) => {
     const unsubscribe = `https://herald.example/unsubscribe/${token()}`;
     const track = token();
     const click = `https://herald.example/t/click/${track}?u=https%3A%2F%2Facme.example%2Fnews&amp;s=${token().slice(0, 22)}`;
@@ -48,8 +51,11 @@ async function main(): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < count) {
-      const message = messages[next++];
-      await transport.sendMail(message);
+      const index = next++;
+      const message = messages[index % messages.length];
+      await transport.sendMail(
+        index < messages.length ? message : { ...message, to: `subscriber${index}@example.com` },
+      );
     }
   };
   await Promise.all(Array.from({ length: WINDOW }, lane));

@@ -2,7 +2,9 @@
 // a separate worker process, both compiled, the worker as `npm run start:worker` runs it) and,
 // in the same run, the same file `COPY`-ed into a bare table (no indexes, no checks): the
 // practical limit of getting those rows into PostgreSQL. Prints rows/s of both, their ratio
-// (target ≥ 0.3), the worker's CPU per row and its peak RSS (VmHWM; the bound is 200 MiB).
+// (target ≥ 0.3), the CPU per row of the worker and of PostgreSQL (the backends of the bench's
+// database, API and worker alike: on a loaded machine the CPU figures move far less than the
+// wall-clock ones), and the worker's peak RSS (VmHWM; the bound is 200 MiB).
 //
 // Env (optional): BENCH_ROWS (100000), BENCH_NODE_ARGS (none, e.g. `--cpu-prof
 // --cpu-prof-dir=var/prof`), PG_SERVER (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
@@ -48,6 +50,40 @@ function workerArgs(): string[] {
 function cpuMs(pid: number | undefined): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU of the PostgreSQL backends serving the bench's database, sampled as the import runs (a
+ * pool may close a backend before the end): per pid, the last value seen.
+ */
+class DatabaseCpu {
+  private readonly start = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+
+  async sample(first = false): Promise<void> {
+    const pids = await withClient(env.DATABASE_URL, async (db) => {
+      const { rows } = await db.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      return rows.map((row) => row.pid);
+    });
+    for (const pid of pids) {
+      let ms: number;
+      try {
+        ms = cpuMs(pid);
+      } catch {
+        continue; // gone meanwhile
+      }
+      if (first) this.start.set(pid, ms);
+      this.last.set(pid, ms);
+    }
+  }
+
+  spentMs(): number {
+    let total = 0;
+    for (const [pid, ms] of this.last) total += ms - (this.start.get(pid) ?? 0);
+    return total;
+  }
 }
 
 function peakRssMiB(pid: number | undefined): number {
@@ -99,6 +135,8 @@ async function main(): Promise<void> {
   const idleRss = peakRssMiB(worker.child.pid);
 
   const cpuBefore = cpuMs(worker.child.pid);
+  const databaseCpu = new DatabaseCpu();
+  await databaseCpu.sample(true);
   const started = Date.now();
   const form = new FormData();
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'bench.csv');
@@ -110,12 +148,15 @@ async function main(): Promise<void> {
   const { id } = (await accepted.json()) as { id: string };
   if (accepted.status !== 202) throw new Error(`POST /v1/imports: ${accepted.status}`);
   const uploadedMs = Date.now() - started;
+  await databaseCpu.sample();
+  const uploadPgCpu = databaseCpu.spentMs();
   let progress: Record<string, unknown>;
   for (const deadline = Date.now() + 900_000; ; await sleep(100)) {
     const response = await fetch(`${base}/v1/imports/${id}`, {
       headers: { authorization: `Bearer ${key}` },
     });
     progress = (await response.json()) as Record<string, unknown>;
+    await databaseCpu.sample();
     if (progress.status === 'done' || progress.status === 'failed') break;
     if (Date.now() > deadline) throw new Error(`never done: ${JSON.stringify(progress)}`);
   }
@@ -124,6 +165,9 @@ async function main(): Promise<void> {
     throw new Error(`import: ${JSON.stringify({ ...progress, errors: undefined })}`);
   }
   const workerCpu = cpuMs(worker.child.pid) - cpuBefore;
+  await databaseCpu.sample();
+  const pgCpu = databaseCpu.spentMs();
+  console.log(`PostgreSQL CPU: ${uploadPgCpu} ms for the upload, ${pgCpu - uploadPgCpu} ms after`);
   const peak = peakRssMiB(worker.child.pid);
   await bench.stop(worker.child);
 
@@ -132,7 +176,7 @@ async function main(): Promise<void> {
   const copy = Math.max(copyBefore, copyAfter);
   const herald = ROWS / (elapsedMs / 1000);
   console.log(
-    `\n       N   COPY/s  herald/s  ratio  upload(ms)  worker CPU ms/row  idle RSS  peak RSS(MiB)`,
+    `\n       N   COPY/s  herald/s  ratio  upload(ms)  CPU ms/row: worker  PostgreSQL  idle RSS  peak RSS(MiB)`,
   );
   console.log(
     [
@@ -141,7 +185,8 @@ async function main(): Promise<void> {
       herald.toFixed(0).padStart(9),
       (herald / copy).toFixed(2).padStart(6),
       String(uploadedMs).padStart(11),
-      (workerCpu / ROWS).toFixed(3).padStart(18),
+      (workerCpu / ROWS).toFixed(3).padStart(26),
+      (pgCpu / ROWS).toFixed(3).padStart(11),
       idleRss.toFixed(0).padStart(9),
       peak.toFixed(0).padStart(14),
     ].join(' '),

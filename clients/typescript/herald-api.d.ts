@@ -1905,7 +1905,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "invalid_credential" | "insufficient_scope" | "not_found" | "conflict" | "validation_failed" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "invalid_credential" | "insufficient_scope" | "not_found" | "conflict" | "validation_failed" | "rate_limited" | "internal_error";
                 /** @description For people; may change at any time. */
                 message: string;
                 /** @description Only on 422: one entry per offending field (at most 100). */
@@ -2078,7 +2078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2087,23 +2087,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,7 +2265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2289,23 +2274,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2437,7 +2407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2446,23 +2416,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2622,7 +2577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2631,23 +2586,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2841,7 +2781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2850,23 +2790,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2986,7 +2911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -2995,23 +2920,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3123,7 +3033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3132,23 +3042,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3306,7 +3201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3315,23 +3210,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,7 +3321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3450,23 +3330,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3580,7 +3445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3589,23 +3454,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3729,7 +3579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3738,23 +3588,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3876,7 +3711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -3885,23 +3720,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,7 +3846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4035,23 +3855,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4192,7 +3997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4201,23 +4006,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4333,7 +4123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4342,23 +4132,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4483,7 +4258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4492,23 +4267,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4631,7 +4391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4640,23 +4400,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4781,7 +4526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4790,23 +4535,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4948,7 +4678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -4957,23 +4687,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5111,7 +4826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5120,23 +4835,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5271,7 +4971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5280,23 +4980,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5440,7 +5125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5449,23 +5134,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5607,7 +5277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5616,23 +5286,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5757,7 +5412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5766,23 +5421,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5958,7 +5598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -5967,23 +5607,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6131,7 +5756,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6140,23 +5765,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6315,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6324,23 +5934,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6516,7 +6111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6525,23 +6120,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6698,7 +6278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6707,23 +6287,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6880,7 +6445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -6889,23 +6454,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7062,7 +6612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7071,23 +6621,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7244,7 +6779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7253,23 +6788,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7426,7 +6946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7435,23 +6955,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7593,7 +7098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7602,23 +7107,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7758,7 +7248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7767,23 +7257,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7910,7 +7385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -7919,23 +7394,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8063,7 +7523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8072,23 +7532,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8240,7 +7685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8249,23 +7694,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8400,7 +7830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8409,23 +7839,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8535,7 +7950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8544,23 +7959,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8695,7 +8095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8704,23 +8104,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8870,7 +8255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -8879,23 +8264,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9029,7 +8399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9038,23 +8408,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9196,7 +8551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9205,23 +8560,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9333,7 +8673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9342,23 +8682,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9478,7 +8803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9487,23 +8812,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9627,7 +8937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9636,23 +8946,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9779,7 +9074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9788,23 +9083,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9963,7 +9243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -9972,23 +9252,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10132,7 +9397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -10141,23 +9406,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10275,7 +9525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -10284,23 +9534,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10428,7 +9663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -10437,23 +9672,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10578,7 +9798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -10587,23 +9807,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10713,7 +9918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -10722,23 +9927,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10882,7 +10072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -10891,23 +10081,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11043,7 +10218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -11052,23 +10227,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11210,7 +10370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: A failure on the service side. */
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
             500: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
@@ -11219,23 +10379,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the current window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window resets. */
-                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,6 +2,7 @@ import Busboy, { BusboyHeaders, BusboyInstance } from '@fastify/busboy';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { InvalidRequestError, ValidationFailedError } from '../platform/errors/api-errors';
+import { CsvRowCounter } from './csv-row-count';
 
 /** Bytes of an upload kept aside to read its header from. */
 export const HEAD_BYTES = 64 * 1024;
@@ -12,11 +13,14 @@ export interface UploadedCsv {
   /** What `store` returned for the file, and the file's first bytes. */
   stored: { id: string; bytes: number };
   head: Buffer;
+  /** The file's data rows, counted as it went by (see CsvRowCounter). */
+  rows: number;
 }
 
 /**
  * Reads a `multipart/form-data` request whose field `file` is a CSV, streaming the file into
- * `store` as it arrives (never whole in memory) and keeping its first 64 KiB for the header.
+ * `store` as it arrives (never whole in memory), keeping its first 64 KiB for the header and
+ * counting its rows on the way.
  * Other fields are small text (64 KiB each, 10 at most). A request that is not multipart, or
  * has no `file` field, is a 400; `store` enforces the size limit.
  */
@@ -36,6 +40,7 @@ export function readCsvUpload(
     const fields: Record<string, string> = {};
     let storing: Promise<{ id: string; bytes: number }> | undefined;
     let head = Buffer.alloc(0);
+    const counter = new CsvRowCounter();
     let failed = false;
     const fail = (error: unknown) => {
       if (failed) return;
@@ -66,6 +71,7 @@ export function readCsvUpload(
           if (head.length < HEAD_BYTES) {
             head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
           }
+          counter.push(chunk);
           yield chunk;
         }
       }
@@ -76,7 +82,7 @@ export function readCsvUpload(
     busboy.on('finish', () => {
       if (failed) return;
       if (!storing) return fail(new InvalidRequestError('Missing required field: file.'));
-      storing.then((stored) => resolve({ fields, stored, head }), fail);
+      storing.then((stored) => resolve({ fields, stored, head, rows: counter.finish() }), fail);
     });
     request.on('error', fail);
     request.pipe(busboy);

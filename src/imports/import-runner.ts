@@ -9,8 +9,10 @@ import { FileStore } from '../platform/storage/file-store';
 import { SubscriberBulkWriter, BulkItem } from '../subscribers/subscriber-bulk-writer';
 import { recordToBody } from '../subscribers/subscriber-csv';
 import { CreateSubscriberDto } from '../subscribers/subscriber.dto';
-import { CsvItem, csvRows } from './csv-records';
+import { CsvItem, csvBatches } from './csv-records';
+import { CsvRowCounter } from './csv-row-count';
 import { BatchCounts, ImportRowError, ImportRun, ImportsRepository } from './imports.repository';
+import { QuickDtoCheck } from './quick-dto-check';
 
 /** At most this many errors are kept per row: a row wrong everywhere says enough in ten. */
 const ERRORS_PER_ROW = 10;
@@ -34,6 +36,7 @@ class ImportTakenOver extends Error {}
 @Injectable()
 export class ImportRunner {
   private readonly logger = new Logger(ImportRunner.name);
+  private readonly quickCheck = new QuickDtoCheck(CreateSubscriberDto);
 
   constructor(
     private readonly imports: ImportsRepository,
@@ -79,15 +82,12 @@ export class ImportRunner {
     });
   }
 
+  /** For an import whose upload was not counted on the way in. */
   private async countRows(accountId: AccountId, job: ImportRun): Promise<number> {
-    let rows = 0;
-    for await (const item of csvRows(
-      this.files.read(accountId, job.fileId!),
-      job.columns.delimiter,
-    )) {
-      rows = item.row;
-    }
-    return rows;
+    const counter = new CsvRowCounter();
+    for await (const chunk of this.files.read(accountId, job.fileId!))
+      counter.push(chunk as Buffer);
+    return counter.finish();
   }
 
   /**
@@ -95,28 +95,22 @@ export class ImportRunner {
    * and checked during its transaction), and committed strictly in order, one at a time.
    */
   private async importRows(accountId: AccountId, job: ImportRun): Promise<void> {
-    let batch: CsvItem[] = [];
     let writing: Promise<void> | undefined;
-    const commit = async (items: CsvItem[]) => {
+    const batches = csvBatches(
+      this.files.read(accountId, job.fileId!),
+      job.columns.delimiter,
+      IMPORT_BATCH,
+    );
+    for await (const read of batches) {
+      const items = read.filter((item) => item.row > job.rowsProcessed); // committed before a crash
+      if (items.length === 0) continue;
       const prepared = await this.prepare(items, job);
       await writing;
       writing = this.writeBatch(accountId, job, items, prepared);
       // Awaited before the next batch (or at the end); until then a failure must not count as
       // unhandled.
       writing.catch(() => undefined);
-    };
-    for await (const item of csvRows(
-      this.files.read(accountId, job.fileId!),
-      job.columns.delimiter,
-    )) {
-      if (item.row <= job.rowsProcessed) continue; // committed before a crash
-      batch.push(item);
-      if (batch.length >= IMPORT_BATCH) {
-        await commit(batch);
-        batch = [];
-      }
     }
-    if (batch.length > 0) await commit(batch);
     await writing;
   }
 
@@ -143,6 +137,11 @@ export class ImportRunner {
         });
       } else {
         const body = recordToBody(item.cells, job.columns.columns);
+        const quick = this.quickCheck.accept(body);
+        if (quick) {
+          prepared.items.push({ position: item.row, body: quick });
+          continue;
+        }
         const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
           CreateSubscriberDto,
           body,

@@ -51,6 +51,8 @@ export class ImportsRepository {
       columns: ImportPlan;
       fileId: string;
       fileBytes: number;
+      /** Counted on the way in; made exact by the runner at the end (CsvRowCounter). */
+      rowsTotal: number;
     },
   ): Promise<SubscriberImport> {
     return this.prisma.subscriberImport.create({

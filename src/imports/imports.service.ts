@@ -60,6 +60,7 @@ export class ImportsService {
         columns: plan,
         fileId: upload.stored.id,
         fileBytes: upload.stored.bytes,
+        rowsTotal: upload.rows,
       });
       await this.audit.recordBy(caller, {
         action: 'subscriber_import.created',

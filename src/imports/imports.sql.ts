@@ -19,9 +19,13 @@ export const SET_TOTAL = `UPDATE subscriber_imports SET rows_total = $3, progres
 export const LOCK_CHECKPOINT = `SELECT rows_processed AS "rowsProcessed", status FROM subscriber_imports
  WHERE account_id = $1 AND id = $2 FOR UPDATE`;
 
-/** Advances the checkpoint and the counters by one batch. $1 account, $2 import, $3… */
+/**
+ * Advances the checkpoint and the counters by one batch. The total counted at the upload can
+ * fall short of the parser's on a malformed file: it never shows less than what is done.
+ * $1 account, $2 import, $3…
+ */
 export const ADVANCE = `UPDATE subscriber_imports
-   SET rows_processed = $3, created = created + $4, updated = updated + $5,
+   SET rows_processed = $3, rows_total = greatest(rows_total, $3), created = created + $4, updated = updated + $5,
        unchanged = unchanged + $6, skipped_erased = skipped_erased + $7, failed = failed + $8,
        progress_at = now()
  WHERE account_id = $1 AND id = $2`;
@@ -32,9 +36,9 @@ export const INSERT_ERRORS = `INSERT INTO subscriber_import_errors (import_id, r
     FROM jsonb_to_recordset($2::jsonb) AS r(row int, field text, message text)
   ON CONFLICT DO NOTHING`;
 
-/** $1 account, $2 import. */
+/** The total becomes what the parser found, whatever the upload counted. $1 account, $2 import. */
 export const FINISH = `UPDATE subscriber_imports
-   SET status = 'done', finished_at = now(), progress_at = now(), file_id = NULL
+   SET status = 'done', rows_total = rows_processed, finished_at = now(), progress_at = now(), file_id = NULL
  WHERE account_id = $1 AND id = $2 AND status = 'running'`;
 
 /** $1 account, $2 import, $3 reason. */

@@ -244,8 +244,18 @@ export const WEBHOOK_SCHEDULE_MS = [
 export const WEBHOOK_DISABLE_AFTER_DAYS = 5;
 /** How long an endpoint may take to answer; a slower one is a failed attempt. */
 export const WEBHOOK_TIMEOUT_MS = 15_000;
-/** Longer than any attempt: a claim this old belongs to a dead dispatcher and is due again. */
+/**
+ * Longer than any attempt: a claim this old belongs to a dead dispatcher and is due again. A
+ * batch of new events is held longer than one attempt; its holder renews it every third of
+ * this while it works through it.
+ */
 export const WEBHOOK_CLAIM_LEASE_MS = 60_000;
+/**
+ * Batches of new events claimed at once, when the dispatcher has nothing else queued. One is
+ * whatever one transaction recorded: up to 200 events (a chunk of a campaign's outcomes) per
+ * endpoint.
+ */
+export const WEBHOOK_BATCHES_PER_CLAIM = 2;
 /**
  * Requests one process keeps in flight. Webhooks share the workers' cores with the campaign
  * send; this bounds what they take from it (bench/campaign-send --webhook).

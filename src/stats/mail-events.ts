@@ -1,10 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import type { AccountId } from '../platform/database/account-id';
 import type { SqlRunner } from '../platform/database/sql-runner';
 import { messageIdHeader } from '../platform/mail/mail-transport';
 import { OutboundEvent, WebhookEventType } from '../webhooks/webhook-event-types';
-import { WebhookPublisher } from '../webhooks/webhook-publisher';
+import { PreparedBatch, WebhookPublisher } from '../webhooks/webhook-publisher';
 import { MailEventSubjects } from './mail-event-subjects';
 import { CampaignCounts, DayCounts, StatsRepository } from './stats.repository';
 
@@ -80,10 +80,10 @@ const CAMPAIGN_CACHE = 1_000;
  * transaction that records the event where it happened (a send's outcome, an open, a bounce
  * report…). So the numbers and the events cannot disagree, and neither counts an event twice
  * when its recording is retried. A whole chunk of outcomes is one call: one statement per
- * table, one INSERT of webhook deliveries.
+ * table, and the webhook events (one batch row) ride on the days' statement.
  */
 @Injectable()
-export class MailEvents {
+export class MailEvents implements OnModuleInit {
   private readonly campaigns = new Map<string, { name: string; fromAddress: string }>();
 
   constructor(
@@ -93,16 +93,35 @@ export class MailEvents {
     private readonly erasureGuard: ErasureGuard,
   ) {}
 
+  onModuleInit(): void {
+    this.publisher.provideAddresses((db, accountId, ids) =>
+      this.subjects.get('subscriberEmails')(db, accountId, ids),
+    );
+  }
+
   async record(db: SqlRunner, accountId: AccountId, events: MailEvent[]): Promise<void> {
     if (events.length === 0) return;
     const at = new Date();
-    await this.count(db, accountId, events, at);
-    await this.publish(db, accountId, events, at);
+    const batch = await this.outbound(db, accountId, events, at);
+    // The events' batch rides on the statement that counts the days: publishing them costs
+    // the transaction no round trip of its own (it holds the campaign's row lock on the send
+    // path, so every round trip in it is one the whole send waits for).
+    const carried = await this.count(db, accountId, events, at, batch);
+    if (!batch) return;
+    if (!carried) await this.publisher.write(db, batch);
+    this.publisher.published();
   }
 
   // ---- statistics ---------------------------------------------------------------------------
 
-  private async count(db: SqlRunner, accountId: AccountId, events: MailEvent[], at: Date) {
+  /** Returns whether the days' statement carried the batch. */
+  private async count(
+    db: SqlRunner,
+    accountId: AccountId,
+    events: MailEvent[],
+    at: Date,
+    batch: PreparedBatch | null,
+  ): Promise<boolean> {
     const days = new Map<string, DayCounts>();
     const add = (day: string, counts: DayCounts) => {
       const total = days.get(day) ?? {};
@@ -182,35 +201,31 @@ export class MailEvents {
         click.machine,
       );
     }
-    await this.stats.countDays(db, accountId, days);
+    if (days.size === 0) return false;
+    await this.stats.countDays(
+      db,
+      accountId,
+      days,
+      batch ? (first) => this.publisher.alongside(batch, first) : undefined,
+    );
+    return true;
   }
 
   // ---- webhooks -----------------------------------------------------------------------------
 
-  private async publish(db: SqlRunner, accountId: AccountId, events: MailEvent[], at: Date) {
+  /** The batch of webhook events these mail events make, or null when no endpoint wants one. */
+  private async outbound(
+    db: SqlRunner,
+    accountId: AccountId,
+    events: MailEvent[],
+    at: Date,
+  ): Promise<PreparedBatch | null> {
     const wanted = await this.publisher.wantedTypes(accountId);
-    if (wanted.size === 0) return;
-    const relevant = events.filter((event) => {
-      const type = EVENT_TYPE[event.kind];
-      return type !== undefined && wanted.has(type);
-    });
-    if (relevant.length === 0) return;
-
-    // Everything the payloads name, looked up once per call.
-    const subscriberIds = new Set<string>();
-    for (const event of relevant) {
-      if ('message' in event && event.message && isCampaign(event.message)) {
-        subscriberIds.add(event.message.subscriberId);
-      }
-    }
-    const emails =
-      subscriberIds.size > 0
-        ? await this.subjects.get('subscriberEmails')(db, accountId, [...subscriberIds])
-        : new Map<string, string>();
-
+    if (wanted.size === 0) return null;
     const outbound: OutboundEvent[] = [];
-    for (const event of relevant) {
-      const type = EVENT_TYPE[event.kind]!;
+    for (const event of events) {
+      const type = EVENT_TYPE[event.kind];
+      if (type === undefined || !wanted.has(type)) continue;
       if (event.kind === 'unsubscribed') {
         if (!event.subscriberId) continue;
         const subscriber = await this.subjects.get('subscriber')(db, accountId, event.subscriberId);
@@ -224,7 +239,7 @@ export class MailEvents {
         continue;
       }
       if (event.kind === 'converted') continue;
-      const envelope = await this.envelope(db, accountId, event.message, emails);
+      const envelope = await this.envelope(db, accountId, event.message);
       if (!envelope) continue; // the person is gone: an erased identity's events carry nothing
       const extra: Record<string, unknown> = {};
       if (event.kind === 'bounced') {
@@ -246,34 +261,34 @@ export class MailEvents {
         data: { ...envelope.data, ...extra },
         subscriberId: envelope.subscriberId,
         recipientHash: envelope.recipientHash,
+        emailOf: envelope.emailOf,
       });
     }
-    await this.publisher.publish(db, accountId, outbound);
+    return this.publisher.prepare(accountId, outbound);
   }
 
-  /** `message_id`, `email`, `subscriber_id`, `campaign_id` of a message's events. */
-  private async envelope(
-    db: SqlRunner,
-    accountId: AccountId,
-    message: MessageRef,
-    emails: Map<string, string>,
-  ) {
+  /**
+   * `message_id`, `email`, `subscriber_id`, `campaign_id` of a message's events. A campaign
+   * recipient's address is not read here (a round trip per chunk on the send path): the
+   * dispatcher fills it in before the first attempt (`emailOf`).
+   */
+  private async envelope(db: SqlRunner, accountId: AccountId, message: MessageRef) {
     if (isCampaign(message)) {
-      const email = emails.get(message.subscriberId);
       const campaign = await this.campaign(db, accountId, message.campaignId);
-      if (!email || !campaign) return undefined;
+      if (!campaign) return undefined;
       return {
         data: {
           message_id: messageIdHeader(
             `${message.campaignId}.${message.subscriberId}`,
             campaign.fromAddress,
           ),
-          email,
+          email: null,
           subscriber_id: message.subscriberId,
           campaign_id: message.campaignId,
         },
         subscriberId: message.subscriberId,
         recipientHash: null,
+        emailOf: message.subscriberId,
       };
     }
     let messageId = message.messageId ?? null;
@@ -295,6 +310,7 @@ export class MailEvents {
       },
       subscriberId,
       recipientHash: this.erasureGuard.emailHash(accountId, message.email),
+      emailOf: null,
     };
   }
 

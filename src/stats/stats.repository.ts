@@ -43,15 +43,27 @@ const MAX_URL = 2048;
 export class StatsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async countDays(db: SqlRunner, accountId: AccountId, days: Map<string, DayCounts>) {
+  /**
+   * `alongside`: another write (a WITH item, its parameters numbered after this statement's)
+   * made by the same statement, to spare the transaction a round trip.
+   */
+  async countDays(
+    db: SqlRunner,
+    accountId: AccountId,
+    days: Map<string, DayCounts>,
+    alongside?: (first: number) => { withItem: string; params: unknown[] },
+  ) {
     if (days.size === 0) return;
     // Sorted, so two transactions touching the same days lock them in the same order.
     const sorted = [...days.keys()].sort();
-    await runSql(db, sql.COUNT_DAYS, [
+    const params: unknown[] = [
       accountId,
       sorted,
       ...DAILY_COLUMNS.map((column) => sorted.map((day) => days.get(day)![column] ?? 0)),
-    ]);
+    ];
+    const other = alongside?.(params.length + 1);
+    const text = other ? `WITH ${other.withItem} ${sql.COUNT_DAYS}` : sql.COUNT_DAYS;
+    await runSql(db, text, other ? [...params, ...other.params] : params);
   }
 
   async countCampaign(db: SqlRunner, accountId: AccountId, campaignId: string, c: CampaignCounts) {

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { AuditActor } from '../audit/audit-log';
 import { Prisma } from '../generated/prisma/client';
 import { ErasureGuard } from '../erasure/erasure-guard';
-import { newId } from '../platform/crypto/ids';
+import { newIds } from '../platform/crypto/ids';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { PgClient } from '../platform/database/db';
 import type { ErrorDetail } from '../platform/errors/api-errors';
 import { SuppressionList } from '../suppression/suppression-list';
 import { toColumns } from './subscriber-columns';
-import type { CreateSubscriberDto } from './subscriber.dto';
+import { CreateSubscriberDto, CUSTOM_FIELDS, STATISTICS } from './subscriber.dto';
 import { ProfileRow, SubscribersRepository } from './subscribers.repository';
 
 /** One validated item of a bulk write, at its place in the request or file. */
@@ -82,6 +82,7 @@ export class SubscriberBulkWriter {
 
     const outcomes: BulkOutcome[] = [];
     const refused = new Set<string>();
+    const ids = newIds(items.length);
     items.forEach((item, index) => {
       const email = emails[index];
       const hash = hashes.get(email)!;
@@ -90,7 +91,7 @@ export class SubscriberBulkWriter {
         outcomes.push({ position: item.position, status: 'erased' });
         return;
       }
-      outcomes.push(this.apply(item, email, states, suppressed, options));
+      outcomes.push(this.apply(item, email, ids[index], states, suppressed, options));
     });
 
     const all = [...states.values()];
@@ -111,6 +112,7 @@ export class SubscriberBulkWriter {
   private apply(
     item: BulkItem,
     email: string,
+    newId: string,
     states: Map<string, State>,
     suppressed: Set<string>,
     options: BulkOptions,
@@ -118,7 +120,7 @@ export class SubscriberBulkWriter {
     const { position, body } = item;
     const state = states.get(email);
     if (!state) {
-      const row = newProfile(email, body);
+      const row = newProfile(newId, email, body);
       states.set(email, { row, isNew: true, dirty: false });
       return { position, status: 'created', id: row.id };
     }
@@ -132,6 +134,8 @@ export class SubscriberBulkWriter {
     }
     const columns = changes(state.row, body, options.mergeCustomFields);
     if (columns.length === 0) return { position, status: 'unchanged', id: state.row.id };
+    const overLimit = mergedOverLimit(columns);
+    if (overLimit) return { position, status: 'failed', id: state.row.id, errors: [overLimit] };
     const row = state.row as unknown as Record<string, unknown>;
     for (const [field, value] of columns) row[field] = value;
     if (!state.isNew) state.dirty = true;
@@ -168,10 +172,45 @@ const SUPPRESSED: ErrorDetail = {
     'is the way to mail it again.',
 };
 
+/**
+ * Objects merged into what a subscriber has (custom fields of a CSV row, statistics) are
+ * checked against the limits the DTO sets on each item alone: a row of 10 keys must not take a
+ * subscriber that has 95 past 100.
+ */
+const MERGED_LIMITS = [
+  ['customFields', 'custom_fields', CUSTOM_FIELDS],
+  ['importedStats', 'statistics', STATISTICS],
+] as const;
+
+function mergedOverLimit(columns: [string, unknown][]): ErrorDetail | undefined {
+  for (const [column, value] of columns) {
+    const limit = MERGED_LIMITS.find(([name]) => name === column);
+    if (!limit || typeof value !== 'object' || value === null) continue;
+    const [, field, { maxKeys, maxBytes }] = limit;
+    const keys = Object.keys(value).length;
+    if (keys > maxKeys) {
+      return {
+        field,
+        code: 'too_many_keys',
+        message: `${field} would have ${keys} keys with those the subscriber has; at most ${maxKeys}.`,
+      };
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+    if (bytes > maxBytes) {
+      return {
+        field,
+        code: 'too_large',
+        message: `${field} would take ${Math.ceil(bytes / 1024)} KiB as JSON with what the subscriber has; at most ${maxBytes / 1024} KiB.`,
+      };
+    }
+  }
+  return undefined;
+}
+
 /** A new subscriber's row: the item's fields over the table's defaults. */
-function newProfile(email: string, body: CreateSubscriberDto): ProfileRow {
+function newProfile(id: string, email: string, body: CreateSubscriberDto): ProfileRow {
   const row: ProfileRow = {
-    id: newId(),
+    id,
     email: body.email.trim(),
     emailNormalized: email,
     firstName: null,

@@ -18,9 +18,9 @@ import {
 const TEXT = 255;
 const LIST_ITEMS = 100;
 const LIST_ITEM_LENGTH = 100;
-const CUSTOM_FIELDS = { maxKeys: 100, maxBytes: 16 * 1024 };
+export const CUSTOM_FIELDS = { maxKeys: 100, maxBytes: 16 * 1024 };
 // Not named by the limits of custom fields, but stored and listed the same way.
-const STATISTICS = { maxKeys: 100, maxBytes: 16 * 1024 };
+export const STATISTICS = { maxKeys: 100, maxBytes: 16 * 1024 };
 const present = (_: object, value: unknown) => value !== undefined;
 
 export class SocialMediaDto {

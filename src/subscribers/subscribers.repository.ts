@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, Subscriber } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
+import { copyFrom, copyText, copyTextArray } from '../platform/database/copy-from';
 import type { Db, PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -152,8 +153,14 @@ export class SubscribersRepository {
     return rows;
   }
 
+  /**
+   * New subscribers, sent with COPY: for PostgreSQL a third cheaper than the same rows read from
+   * JSON with jsonb_to_recordset, and cheaper to write here than the JSON (bench/import). The
+   * caller holds the identity locks of their emails and found none of them, so nothing can
+   * conflict (the table's unique index still stands guard).
+   */
   async insertMany(client: PgClient, accountId: AccountId, rows: ProfileRow[]): Promise<void> {
-    if (rows.length > 0) await client.query(sql.INSERT_MANY, [accountId, profileJson(rows)]);
+    if (rows.length > 0) await copyFrom(client, sql.COPY_NEW, copyLines(accountId, rows));
   }
 
   /** Sets every profile column of these subscribers to the rows' values. */
@@ -240,6 +247,29 @@ function fieldName(column: string): string {
     FIELD_NAMES.set(column, name);
   }
   return name;
+}
+
+type Encoder = (value: unknown) => string;
+const ENCODERS: Record<(typeof sql.PROFILE)[number][1], Encoder> = {
+  text: (value) => copyText(value as string | null),
+  timestamptz: (value) => (value == null ? '\\N' : new Date(value as Date).toISOString()),
+  'text[]': (value) => copyTextArray(value as string[] | null),
+  jsonb: (value) => copyText(value == null ? null : JSON.stringify(value)),
+};
+const PROFILE_ENCODERS = sql.PROFILE.map(
+  ([column, type]) => [fieldName(column), ENCODERS[type]] as const,
+);
+
+/** Rows as the lines of sql.COPY_NEW. */
+function copyLines(accountId: AccountId, rows: ProfileRow[]): string {
+  let lines = '';
+  for (const row of rows) {
+    let line = `${row.id}\t${accountId}`;
+    const fields = row as unknown as Record<string, unknown>;
+    for (const [field, encode] of PROFILE_ENCODERS) line += `\t${encode(fields[field])}`;
+    lines += `${line}\n`;
+  }
+  return lines;
 }
 
 /**

@@ -33,24 +33,63 @@ const HELPER_ARITY: ReadonlyMap<string, { count: number; message: string }> = ne
   ['lookup', { count: 2, message: 'lookup requires exactly two arguments.' }],
 ]);
 
+export interface CompiledSource {
+  render: RenderFn;
+  /**
+   * Whether a render may repeat part of the template: an `#each`, or a block named by a
+   * variable (Handlebars iterates over an array there). Without one, rendering takes each
+   * part of the template at most once: time linear in the template and the values merged.
+   */
+  loops: boolean;
+}
+
+/** Built-in blocks that render their body or their `else` once at most. */
+const ONCE_BLOCKS = new Set(['if', 'unless', 'with']);
+
 /**
  * Compiles one template field eagerly. Throws a TemplateSyntaxError: what is wrong, in words
  * for the template's author, and where (line and column) when the parser or compiler knows.
  */
-export function compileSource(source: string, escapeHtml: boolean): RenderFn {
+export function compileSource(source: string, escapeHtml: boolean): CompiledSource {
   try {
-    new SupportedSyntax().accept(handlebars.parse(source));
+    const syntax = new SupportedSyntax();
+    syntax.accept(handlebars.parse(source));
     const template = handlebars.compile<Record<string, unknown>>(source, {
       ...COMPILE_OPTIONS,
       noEscape: !escapeHtml,
     });
     // Handlebars compiles lazily on the first call; one render over no data forces it now.
     template({});
-    return (variables) => template(variables);
+    return { render: (variables) => template(variables), loops: syntax.loops };
   } catch (error) {
     // Out of stack on deep nesting: the worker says so in its own words.
     if (error instanceof RangeError) throw error;
     throw syntaxErrorOf(error, source);
+  }
+}
+
+/** Blocks nested deeper than this make compiling slow (nested programs): see compileSmall. */
+const SMALL_DEPTH = 10;
+
+/**
+ * Compiles a field that is known to be small (the caller bounds its length and merge fields)
+ * when doing so here is quick and the result straight-line: undefined when it loops, nests
+ * blocks deeper than SMALL_DEPTH (chained `else if` included), or fails to compile at all;
+ * the caller then leaves it to a template worker, which also words the errors.
+ */
+export function compileSmall(source: string, escapeHtml: boolean): RenderFn | undefined {
+  try {
+    const syntax = new SupportedSyntax();
+    syntax.accept(handlebars.parse(source));
+    if (syntax.loops || syntax.deepest > SMALL_DEPTH) return undefined;
+    const template = handlebars.compile<Record<string, unknown>>(source, {
+      ...COMPILE_OPTIONS,
+      noEscape: !escapeHtml,
+    });
+    template({});
+    return (variables) => template(variables);
+  } catch {
+    return undefined;
   }
 }
 
@@ -59,6 +98,12 @@ export function compileSource(source: string, escapeHtml: boolean): RenderFn {
  * taken: partials, decorators, and built-in helpers called with the wrong arity.
  */
 class SupportedSyntax extends Handlebars.Visitor {
+  /** A block that may render its body more than once was seen (see CompiledSource). */
+  loops = false;
+  /** How deeply blocks nest (a chained `else if` is a block inside the `else`). */
+  deepest = 0;
+  private depth = 0;
+
   override PartialStatement(node: hbs.AST.PartialStatement): void {
     throw syntaxErrorAt('Partials ({{> name}}) are not supported.', node);
   }
@@ -77,7 +122,11 @@ class SupportedSyntax extends Handlebars.Visitor {
 
   override BlockStatement(node: hbs.AST.BlockStatement): void {
     checkArity(node);
+    const name = node.path.type === 'PathExpression' ? node.path.original : '';
+    if (!ONCE_BLOCKS.has(name)) this.loops = true;
+    this.deepest = Math.max(this.deepest, ++this.depth);
     super.BlockStatement(node);
+    this.depth--;
   }
 
   override MustacheStatement(node: hbs.AST.MustacheStatement): void {

@@ -272,6 +272,94 @@ describe('bounds', () => {
   });
 });
 
+describe('renderHere: straight-line templates on the calling thread', () => {
+  const cases: { name: string; message: MessageContent; variables: Record<string, unknown> }[] = [
+    {
+      name: 'merge fields, escaping in html only, triple braces',
+      message: {
+        subject: 'Hello {{first_name}} {{v}}',
+        html: '<p>{{v}} {{{v}}} {{& v}}</p><a href="{{unsubscribe_url}}">x</a>',
+        text: '{{v}}\n{{missing.deep.path}}',
+      },
+      variables: {
+        first_name: 'Ada',
+        v: '<b>Tom & "Jerry" `=\'</b>',
+        unsubscribe_url: 'u?a=1&b=2',
+      },
+    },
+    {
+      name: 'if, unless, else chains, with and lookup',
+      message: {
+        subject: '{{#if vip}}VIP{{else if gold}}Gold{{else}}Plain{{/if}}',
+        html: null,
+        text:
+          '{{#unless vip}}regular {{/unless}}{{#with address}}{{city}}{{/with}} ' +
+          '{{lookup custom_fields "favourite colour"}} {{#if empty}}x{{else}}y{{/if}}',
+      },
+      variables: {
+        gold: 1,
+        address: { city: 'Paris' },
+        custom_fields: { 'favourite colour': 'green' },
+        empty: [],
+      },
+    },
+    {
+      name: 'prototypes out of reach, values of every JSON type, a subject on one line',
+      message: {
+        subject: 'Hi {{name}}',
+        html: '[{{constructor}}][{{__proto__}}][{{name.length}}][{{tags}}][{{obj}}][{{n}}][{{no}}]',
+        text: null,
+      },
+      variables: { name: 'Ada\r\nBcc: x', tags: ['a', 'b'], obj: { a: 1 }, n: 0, no: false },
+    },
+    {
+      name: 'blocks nested eleven deep (compiled on a worker first, then here)',
+      message: {
+        subject: 'x',
+        html: null,
+        text: `${'{{#if a}}'.repeat(11)}{{b}}${'{{/if}}'.repeat(11)}`,
+      },
+      variables: { a: true, b: 'deep' },
+    },
+  ];
+
+  for (const { name, message, variables } of cases) {
+    it(`renders what a worker renders: ${name}`, async () => {
+      const compiled = await compileMessage(message);
+      expect(compiled.renderHere).toBeDefined();
+      expect(compiled.renderHere!(variables)).toEqual(await compiled.render(variables));
+    });
+  }
+
+  it('fails the same way as a worker: the field and the words', async () => {
+    const compiled = await compileMessage(content({ html: '{{v}}{{v}}{{v}}{{v}}{{v}}' }));
+    const v = 'x'.repeat(1024 * 1024);
+    const here = (() => {
+      try {
+        compiled.renderHere!({ v });
+      } catch (error) {
+        return error;
+      }
+    })();
+    const there = await compiled.render({ v }).catch((error: unknown) => error);
+    expect(here).toBeInstanceOf(TemplateRenderError);
+    expect(here).toEqual(there);
+    expect((here as TemplateRenderError).field).toBe('html');
+  });
+
+  it('is left out for a template that may repeat itself or is large', async () => {
+    const absent = async (overrides: Partial<MessageContent>) =>
+      (await compileMessage(content(overrides))).renderHere;
+    expect(await absent({ text: '{{#each tags}}[{{this}}]{{/each}}' })).toBeUndefined();
+    // A block over a variable iterates when the value is an array.
+    expect(await absent({ text: '{{#tags}}[{{this}}]{{/tags}}' })).toBeUndefined();
+    expect(await absent({ html: '{{#if a}}{{#each b}}x{{/each}}{{/if}}' })).toBeUndefined();
+    expect(await absent({ text: '{{a}}'.repeat(201) })).toBeUndefined();
+    expect(await absent({ html: `<p>${'x'.repeat(128 * 1024)}</p>` })).toBeUndefined();
+    expect(await absent({ text: '{{a}}'.repeat(200) })).toBeDefined();
+  });
+});
+
 describe('subscriberVariables', () => {
   it('exposes the API fields in snake_case', () => {
     const variables = subscriberVariables(subscriber());

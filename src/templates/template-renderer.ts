@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { Subscriber } from '../generated/prisma/client';
 import { ErrorDetail, ValidationFailedError } from '../platform/errors/api-errors';
 import { presentSubscriber } from '../subscribers/subscriber.presenter';
+import { FieldsRendered, renderFields } from './field-render';
+import { compileSmall, compileSource, RenderFn } from './handlebars-source';
 import { TemplateWorkerError, TemplateWorkerPool } from './template-pool';
 import { FieldRef, WorkerReply } from './template-worker-protocol';
 
@@ -14,6 +16,16 @@ export interface MessageContent {
 export interface CompiledMessage {
   /** Throws TemplateRenderError (a 422) when the template fails on these variables. */
   render(variables: Record<string, unknown>): Promise<MessageContent>;
+  /**
+   * The same render on the calling thread, with the same result and the same errors; present
+   * only when every field is straight-line (no `#each`, no block over a variable) and small
+   * (INLINE_SOURCE_CHARS, INLINE_EXPRESSIONS). Such a render takes each part of the template
+   * at most once, so its time and output are bounded by the template and the values merged,
+   * and it needs none of the worker's time and memory limits; it saves the hop to the thread
+   * and the copy of the variables. The first call compiles the fields here (milliseconds):
+   * for callers that answer no requests, such as campaign delivery.
+   */
+  readonly renderHere?: (variables: Record<string, unknown>) => MessageContent;
 }
 
 /** Merge fields (`{{…}}`) in one field: compiling costs time and memory per expression. */
@@ -27,6 +39,17 @@ const COMPILE_TIMEOUT_MS = 10_000;
 const RENDER_TIMEOUT_MS = 2000;
 /** Converting an HTML part to text (at most 512 KiB of it). */
 const TEXT_TIMEOUT_MS = 10_000;
+/**
+ * A field this long at most compiles on the calling thread (when its blocks nest at most ten
+ * deep: compileSmall), and, when straight-line, renders there too (renderHere). Compiling
+ * such a field takes milliseconds, once per process; no template thread has to start for it.
+ */
+const INLINE_SOURCE_CHARS = 64 * 1024;
+/**
+ * Merge fields of such a field: with a subscriber's values (custom fields are at most 16 KiB)
+ * its output stays within a few MiB.
+ */
+const INLINE_EXPRESSIONS = 200;
 
 type FieldName = keyof MessageContent;
 const FIELDS: FieldName[] = ['subject', 'html', 'text'];
@@ -58,11 +81,12 @@ export function unrenderable(error: ValidationFailedError): CompiledMessage {
 let pool: TemplateWorkerPool | undefined;
 const workers = () => (pool ??= new TemplateWorkerPool());
 /**
- * Messages (by affinity) whose fields compiled on their worker: compiling the same message
- * again (each delivery job, each preview) asks no worker. Should the worker have lost them
- * since, a render finds out and compiles them again.
+ * Messages (by affinity) whose fields compiled on their worker, and whether all of them may
+ * render on the calling thread: compiling the same message again (each delivery job, each
+ * preview) asks no worker. Should the worker have lost them since, a render finds out and
+ * compiles them again.
  */
-const compiledMessages = new Set<string>();
+const compiledMessages = new Map<string, { inline: boolean }>();
 const COMPILED_MESSAGES = 10_000;
 
 /**
@@ -79,23 +103,50 @@ export async function compileMessage(content: MessageContent): Promise<CompiledM
   });
   // The fields of one message go to one worker, which renders it later with all of them.
   const affinity = fields.map((field) => field?.key ?? '').join('.');
-  if (!compiledMessages.has(affinity)) {
-    const details = await compileFields(fields, affinity);
-    if (details.length > 0) throw new ValidationFailedError(details);
-    if (compiledMessages.size >= COMPILED_MESSAGES) compiledMessages.clear();
-    compiledMessages.add(affinity);
+  let known = compiledMessages.get(affinity);
+  if (!known && fields.every((field) => !field || isSmall(field.source))) {
+    // Compiled right here when that is quick and the result straight-line; anything else
+    // (an error to word, a loop, deep nesting) is the worker's, as for large fields.
+    const renders = fields.map((field) => field && compileSmall(field.source, field.escapeHtml));
+    if (renders.every((render) => render !== undefined)) {
+      fields.forEach((field, index) => field && keepInline(field, renders[index]!));
+      known = { inline: true };
+      rememberCompiled(affinity, known);
+    }
   }
-  return new WorkerMessage(fields, affinity);
+  if (!known) {
+    const { details, loops } = await compileFields(fields, affinity);
+    if (details.length > 0) throw new ValidationFailedError(details);
+    known = { inline: !loops && fields.every((field) => !field || isSmall(field.source)) };
+    rememberCompiled(affinity, known);
+  }
+  return new WorkerMessage(fields, affinity, known.inline);
+}
+
+function rememberCompiled(affinity: string, known: { inline: boolean }): void {
+  if (compiledMessages.size >= COMPILED_MESSAGES) compiledMessages.clear();
+  compiledMessages.set(affinity, known);
+}
+
+function isSmall(source: string): boolean {
+  return source.length <= INLINE_SOURCE_CHARS && countExpressions(source) <= INLINE_EXPRESSIONS;
 }
 
 type Field = Required<FieldRef> & { name: FieldName };
 
-/** Compiles each field on the message's worker; one detail per field that fails. */
-async function compileFields(fields: (Field | null)[], affinity: string): Promise<ErrorDetail[]> {
-  const problems = await Promise.all(
+/**
+ * Compiles each field on the message's worker: one detail per field that fails, and whether
+ * any may render part of itself repeatedly.
+ */
+async function compileFields(
+  fields: (Field | null)[],
+  affinity: string,
+): Promise<{ details: ErrorDetail[]; loops: boolean }> {
+  const results = await Promise.all(
     fields.map((field) => (field ? compileField(field, affinity) : Promise.resolve(null))),
   );
-  return problems.filter((problem): problem is ErrorDetail => problem !== null);
+  const details = results.flatMap((result) => (result?.problem ? [result.problem] : []));
+  return { details, loops: results.some((result) => result?.loops ?? false) };
 }
 
 /**
@@ -105,12 +156,35 @@ async function compileFields(fields: (Field | null)[], affinity: string): Promis
  */
 export async function textFromHtml(html: string): Promise<string | null> {
   const affinity = createHash('sha256').update(html).digest('base64url');
+  const known = texts.get(affinity);
+  if (known !== undefined) return known;
   try {
     const reply = await workers().run({ kind: 'text', html }, TEXT_TIMEOUT_MS, affinity);
-    return reply.ok ? reply.outputs[0] : null;
+    const text = reply.ok ? reply.outputs[0] : null;
+    if (text !== null) keepText(affinity, text);
+    return text;
   } catch (error) {
     if (error instanceof TemplateWorkerError) return null;
     throw error;
+  }
+}
+
+/**
+ * Text parts made from HTML, by the HTML's hash: every delivery job of an HTML-only campaign
+ * asks for the same one. Oldest out past 4 M characters.
+ */
+const texts = new Map<string, string>();
+let textChars = 0;
+const TEXT_CACHE_CHARS = 4 * 1024 * 1024;
+
+function keepText(affinity: string, text: string): void {
+  if (texts.has(affinity)) return;
+  texts.set(affinity, text);
+  textChars += text.length;
+  for (const [key, kept] of texts) {
+    if (textChars <= TEXT_CACHE_CHARS || key === affinity) break;
+    texts.delete(key);
+    textChars -= kept.length;
   }
 }
 
@@ -129,11 +203,13 @@ function fieldRef(source: string, escapeHtml: boolean): Required<FieldRef> {
   return { key, escapeHtml, source };
 }
 
-async function compileField(field: Field, affinity: string): Promise<ErrorDetail | null> {
-  const fail = (code: string, message: string): ErrorDetail => ({
-    field: field.name,
-    code,
-    message,
+async function compileField(
+  field: Field,
+  affinity: string,
+): Promise<{ problem: ErrorDetail | null; loops: boolean }> {
+  const fail = (code: string, message: string) => ({
+    problem: { field: field.name, code, message } as ErrorDetail,
+    loops: true,
   });
   if (countExpressions(field.source) > MAX_EXPRESSIONS) {
     return fail('too_complex', `${field.name} has more than ${MAX_EXPRESSIONS} merge fields.`);
@@ -146,12 +222,14 @@ async function compileField(field: Field, affinity: string): Promise<ErrorDetail
     if (!(error instanceof TemplateWorkerError)) throw error;
     return fail('too_complex', `${field.name} is too complex to compile.`);
   }
-  if (reply.ok) return null;
+  // A worker that does not say is taken to loop: the message then renders on workers only.
+  if (reply.ok) return { problem: null, loops: reply.loops ?? true };
   if (reply.missing) return fail('invalid_template', 'not compiled');
   const { line, column } = reply;
   // Where, as numbers too: an editor can put the cursor there.
   const at = line !== undefined && column !== undefined ? { line, column } : {};
-  return { ...fail('invalid_template', reply.error), ...at };
+  const failed = fail('invalid_template', reply.error);
+  return { ...failed, problem: { ...failed.problem, ...at } };
 }
 
 /** `{{` occurrences, counted with indexOf: linear, and an upper bound on expressions. */
@@ -162,10 +240,20 @@ function countExpressions(source: string): number {
 }
 
 class WorkerMessage implements CompiledMessage {
+  readonly renderHere?: (variables: Record<string, unknown>) => MessageContent;
+
   constructor(
     private readonly fields: (Field | null)[],
     private readonly affinity: string,
-  ) {}
+    inline: boolean,
+  ) {
+    if (inline) this.renderHere = (variables) => this.renderInline(variables);
+  }
+
+  private renderInline(variables: Record<string, unknown>): MessageContent {
+    const renders = this.fields.map((field) => field && inlineRender(field));
+    return this.contentOf(renderFields(renders, variables));
+  }
 
   async render(variables: Record<string, unknown>): Promise<MessageContent> {
     // By key: the worker keeps the fields compiled. One that lost them (restarted after a
@@ -175,15 +263,17 @@ class WorkerMessage implements CompiledMessage {
     );
     let reply = await this.run(byKey, variables);
     if (!reply.ok && reply.missing) {
-      const [problem] = await compileFields(this.fields, this.affinity);
+      const [problem] = (await compileFields(this.fields, this.affinity)).details;
       if (problem) throw new TemplateRenderError(problem.field as FieldName, problem.message);
       reply = await this.run(byKey, variables);
     }
-    if (!reply.ok) {
-      const field = FIELDS[(!reply.missing && reply.field) || 0];
-      throw new TemplateRenderError(field, reply.missing ? 'not compiled' : reply.error);
-    }
-    const [subject, html, text] = reply.outputs;
+    if (!reply.ok && reply.missing) throw new TemplateRenderError('subject', 'not compiled');
+    return this.contentOf(reply);
+  }
+
+  private contentOf(rendered: FieldsRendered): MessageContent {
+    if (!rendered.ok) throw new TemplateRenderError(FIELDS[rendered.field || 0], rendered.error);
+    const [subject, html, text] = rendered.outputs;
     return {
       // A subject is one header line: a merged value must not be able to add headers.
       subject: (subject ?? '').replace(/[\r\n]+/g, ' '),
@@ -206,6 +296,36 @@ class WorkerMessage implements CompiledMessage {
       throw new TemplateRenderError(field, reason);
     }
   }
+}
+
+/**
+ * Fields compiled on this thread for renderHere, least recently used out past 1 M source
+ * characters: only small straight-line fields, which compiled here quickly (compileSmall) or
+ * on a worker first, so compiling one again after it fell out cannot fail or take long.
+ */
+const inlineRenders = new Map<string, { render: RenderFn; chars: number }>();
+let inlineChars = 0;
+const INLINE_CACHE_CHARS = 1024 * 1024;
+
+function inlineRender(field: Field): RenderFn {
+  const hit = inlineRenders.get(field.key);
+  return keepInline(field, hit?.render ?? compileSource(field.source, field.escapeHtml).render);
+}
+
+function keepInline(field: Field, render: RenderFn): RenderFn {
+  const previous = inlineRenders.get(field.key);
+  if (previous) {
+    inlineRenders.delete(field.key);
+    inlineChars -= previous.chars;
+  }
+  inlineRenders.set(field.key, { render, chars: field.source.length });
+  inlineChars += field.source.length;
+  for (const [key, entry] of inlineRenders) {
+    if (inlineChars <= INLINE_CACHE_CHARS || key === field.key) break;
+    inlineRenders.delete(key);
+    inlineChars -= entry.chars;
+  }
+  return render;
 }
 
 /**

@@ -22,7 +22,13 @@ export type WorkerTask =
 export type WorkerRequest = WorkerTask & { id: number };
 
 export type WorkerReply =
-  | { id: number; ok: true; outputs: (string | null)[] }
+  | {
+      id: number;
+      ok: true;
+      outputs: (string | null)[];
+      /** A compiled field: whether it may render part of itself repeatedly (CompiledSource). */
+      loops?: boolean;
+    }
   | { id: number; ok: false; missing: true }
   | {
       id: number;

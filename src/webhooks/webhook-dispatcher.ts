@@ -11,7 +11,9 @@ import { HeraldConfig } from '../platform/config/config';
 import { QUEUES } from '../platform/queue/queue.module';
 import { CONFIG } from '../platform/config/config.module';
 import {
+  WEBHOOK_BATCHES_PER_CLAIM,
   WEBHOOK_CLAIM_BATCH,
+  WEBHOOK_CLAIM_LEASE_MS,
   WEBHOOK_CONCURRENCY,
   WEBHOOK_CONCURRENCY_WHILE_SENDING,
   WEBHOOK_TICK_WHILE_SENDING_MS,
@@ -25,25 +27,45 @@ import { OutcomeBuffer } from './outcome-buffer';
 import {
   ClaimedDelivery,
   DeliveryResult,
+  FirstDelivery,
   WebhookDeliveriesRepository,
 } from './webhook-deliveries.repository';
+import type { AccountId } from '../platform/database/account-id';
+import { BatchedEvent, withAddress } from './webhook-event-batch';
+import {
+  BatchEndpoint,
+  ClaimedBatch,
+  WebhookEventBatchesRepository,
+} from './webhook-event-batches.repository';
 import { WebhookPublisher } from './webhook-publisher';
 import { WebhookSecretBox } from './webhook-secret';
 import { WebhookSender } from './webhook-sender';
 
 /** How often the dispatcher looks whether campaign mail is being delivered. */
 const PACE_EVERY_MS = 1_000;
+/** An event's first attempt at one endpoint, from a claimed batch. */
+interface FirstAttempt {
+  batch: ClaimedBatch;
+  event: BatchedEvent;
+  deliveryId: string;
+  endpoint: BatchEndpoint;
+  secret: string;
+}
+
 /** How often each process prunes old finished deliveries. */
 const PRUNE_EVERY_MS = 3600_000;
 const PRUNE_BATCH = 5_000;
 
 /**
- * Makes due webhook deliveries, in every worker process: claims due rows (any account) with
- * SKIP LOCKED so processes never share one, keeps up to WEBHOOK_CONCURRENCY requests in
- * flight, and writes results in small bulk batches. Deliveries are due at once when published
- * (the publisher in this process nudges it; others are seen within WEBHOOK_POLL_MS) and then
- * on the Standard Webhooks schedule until a 2xx or the schedule runs out. PostgreSQL holds
- * every delivery and its next attempt, so nothing is lost with a process or with Redis.
+ * Makes webhook deliveries, in every worker process, for every account: first attempts from
+ * the batches of new events (claimed under a lease it renews while it works through them), and
+ * later attempts of due delivery rows, both claimed with SKIP LOCKED so processes never share
+ * one. Keeps up to WEBHOOK_CONCURRENCY requests in flight and writes results in small bulk
+ * batches: a first attempt writes its delivery row, a later one updates it. New events are
+ * attempted at once (the publisher in this process nudges it; others are seen within
+ * WEBHOOK_POLL_MS), then on the Standard Webhooks schedule until a 2xx or the schedule runs
+ * out. PostgreSQL holds every event and its next attempt, so nothing is lost with a process or
+ * with Redis.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -61,10 +83,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private window = WEBHOOK_CONCURRENCY;
   private sending = false;
   private readonly onPublished = () => this.wake?.();
+  /** First attempts of the claimed batches, not started yet. */
+  private ready: FirstAttempt[] = [];
+  /** Claimed batches with attempts not finished, and how many: their lease is renewed. */
+  private readonly held = new Map<string, number>();
+  private renewTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(CONFIG) config: HeraldConfig,
     private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly batches: WebhookEventBatchesRepository,
     private readonly sender: WebhookSender,
     private readonly publisher: WebhookPublisher,
     @InjectQueue(QUEUES.campaignDelivery) private readonly campaignDeliveries: Queue,
@@ -84,6 +112,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.pruneTimer.unref();
     this.paceTimer = setInterval(() => void this.pace(), PACE_EVERY_MS);
     this.paceTimer.unref();
+    this.renewTimer = setInterval(() => void this.renew(), WEBHOOK_CLAIM_LEASE_MS / 3);
+    this.renewTimer.unref();
   }
 
   /**
@@ -106,39 +136,206 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.publisher.signal.off('published', this.onPublished);
     clearInterval(this.pruneTimer);
     clearInterval(this.paceTimer);
+    clearInterval(this.renewTimer);
     this.wake?.();
     this.slotFreed?.();
     await this.loop;
     await this.results.close().catch(() => undefined);
+    // What is left of the batches (not attempted, or in flight) goes to another process now
+    // rather than when the lease runs out.
+    this.ready = [];
+    await this.batches.release([...this.held.keys()]).catch(() => undefined);
   }
 
   private async run(): Promise<void> {
     while (this.running) {
-      let claimed: ClaimedDelivery[] = [];
       // Claims go in batches (half the window at least), not one row per freed slot.
-      const room = this.window - this.inFlight;
-      const batch = Math.min(WEBHOOK_CLAIM_BATCH, Math.max(1, Math.ceil(this.window / 2)));
-      try {
-        if (room >= batch) claimed = await this.deliveries.claimDue(room);
-      } catch (error) {
-        this.logger.warn(`claiming webhook deliveries failed: ${String(error)}`);
+      const claimAtLeast = Math.min(WEBHOOK_CLAIM_BATCH, Math.max(1, Math.ceil(this.window / 2)));
+      let started = 0;
+      if (this.ready.length === 0 && this.window - this.inFlight >= claimAtLeast) {
+        try {
+          const due = await this.deliveries.claimDue(this.window - this.inFlight);
+          for (const delivery of due) this.start(() => this.retry(delivery));
+          started += due.length;
+          // A batch whose endpoints are all disabled or gone starts nothing, yet is progress.
+          if (this.window - this.inFlight >= claimAtLeast) started += await this.claimBatches();
+        } catch (error) {
+          this.logger.warn(`claiming webhook deliveries failed: ${String(error)}`);
+        }
       }
-      for (const delivery of claimed) {
-        this.inFlight++;
-        void this.deliver(delivery).finally(() => {
-          this.inFlight--;
-          this.slotFreed?.();
-        });
+      while (this.ready.length > 0 && this.inFlight < this.window) {
+        const attempt = this.ready.shift()!;
+        this.start(() => this.first(attempt));
+        started++;
       }
       if (!this.running) break;
-      if (this.sending && claimed.length > 0) {
+      const room = this.window - this.inFlight;
+      if (this.sending && started > 0) {
         // Mail first: a few deliveries per tick while campaign mail is being delivered.
         await new Promise((resolve) => setTimeout(resolve, WEBHOOK_TICK_WHILE_SENDING_MS));
-      } else if (this.window - this.inFlight < batch) {
+      } else if (this.ready.length > 0 ? room === 0 : room < claimAtLeast) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
-      } else if (claimed.length === 0) {
+      } else if (started === 0) {
         await this.idle();
       }
+    }
+  }
+
+  private start(attempt: () => Promise<void>): void {
+    this.inFlight++;
+    void attempt().finally(() => {
+      this.inFlight--;
+      this.slotFreed?.();
+    });
+  }
+
+  /**
+   * Claims batches of new events and queues their first attempts; returns how many it claimed.
+   * An endpoint deleted since
+   * gets nothing; a disabled one gets its delivery rows unattempted, waiting as its other
+   * pending deliveries do.
+   */
+  private async claimBatches(): Promise<number> {
+    const claimed = await this.batches.claim(WEBHOOK_BATCHES_PER_CLAIM);
+    if (claimed.length === 0) return 0;
+    const endpointIds = new Set<string>();
+    for (const batch of claimed) {
+      for (const event of batch.events) {
+        for (const [, endpointId] of event.deliveries) endpointIds.add(endpointId);
+      }
+    }
+    const endpoints = await this.batches.endpoints([...endpointIds]);
+    const addresses = await this.addressesFor(claimed);
+    const secrets = new Map<string, string | Error>();
+    const empty: string[] = [];
+    for (const batch of claimed) {
+      let queued = 0;
+      let settled = 0;
+      for (const stored of batch.events) {
+        let event = stored;
+        let gone = false;
+        if (stored.email_of) {
+          const email = addresses.get(`${batch.accountId}/${stored.email_of}`);
+          if (email === undefined) gone = true;
+          else event = { ...stored, payload: withAddress(stored.payload, email) };
+        }
+        for (const [deliveryId, endpointId] of event.deliveries) {
+          if (!batch.pending.has(deliveryId)) continue; // written before this claim
+          const endpoint = endpoints.get(endpointId);
+          const first = firstDelivery(batch, event);
+          if (gone) {
+            // The subscriber is gone (deleted or erased): an event about them carries nothing.
+            this.results.add(notAttempted(deliveryId, endpointId, { ...first, void: true }));
+            settled++;
+          } else if (!endpoint?.enabled) {
+            // (No row is written for an endpoint that is gone: see INSERT_ATTEMPTED.)
+            this.results.add(notAttempted(deliveryId, endpointId, first));
+            settled++;
+          } else {
+            const secret = secrets.get(endpointId) ?? this.openSecret(endpoint);
+            secrets.set(endpointId, secret);
+            if (secret instanceof Error) {
+              const result = failed({ id: deliveryId, endpointId }, secret.message, 1);
+              this.results.add({ ...result, first: { ...first, attempts: 1 } });
+              settled++;
+              continue;
+            }
+            this.ready.push({ batch, event, deliveryId, endpoint, secret });
+            queued++;
+          }
+        }
+      }
+      if (queued > 0) this.held.set(batch.id, queued);
+      else if (settled === 0) empty.push(batch.id);
+    }
+    await this.batches.deleteIfDone(empty);
+    return claimed.length;
+  }
+
+  /** The addresses the claimed batches' events fill in, keyed `account/subscriber`. */
+  private async addressesFor(claimed: ClaimedBatch[]): Promise<Map<string, string>> {
+    const wanted = new Map<AccountId, Set<string>>();
+    for (const batch of claimed) {
+      for (const event of batch.events) {
+        if (!event.email_of) continue;
+        if (!event.deliveries.some(([id]) => batch.pending.has(id))) continue;
+        const ids = wanted.get(batch.accountId) ?? new Set<string>();
+        wanted.set(batch.accountId, ids.add(event.email_of));
+      }
+    }
+    const addresses = new Map<string, string>();
+    for (const [accountId, ids] of wanted) {
+      for (const [id, email] of await this.publisher.addressesOf(accountId, [...ids])) {
+        addresses.set(`${accountId}/${id}`, email);
+      }
+    }
+    return addresses;
+  }
+
+  private openSecret(endpoint: BatchEndpoint): string | Error {
+    try {
+      return this.secrets.open(endpoint.secretSealed, endpoint.id);
+    } catch (error) {
+      return new Error(`not sent: ${String(error)}`);
+    }
+  }
+
+  private async first(attempt: FirstAttempt): Promise<void> {
+    const { batch, event, deliveryId, endpoint } = attempt;
+    const result = await this.attempt(
+      { id: deliveryId, endpointId: endpoint.id, url: endpoint.url, eventId: event.event_id },
+      event.payload,
+      attempt.secret,
+      1,
+    );
+    this.results.add({ ...result, first: firstDelivery(batch, event, 1) });
+    const left = (this.held.get(batch.id) ?? 1) - 1;
+    if (left > 0) this.held.set(batch.id, left);
+    else this.held.delete(batch.id);
+  }
+
+  private async retry(delivery: ClaimedDelivery): Promise<void> {
+    let secret: string;
+    try {
+      secret = this.secrets.open(delivery.secretSealed, delivery.endpointId);
+    } catch (error) {
+      this.results.add(failed(delivery, `not sent: ${String(error)}`, delivery.attempts));
+      return;
+    }
+    this.results.add(await this.attempt(delivery, delivery.payload, secret, delivery.attempts));
+  }
+
+  /** One attempt, the `made`-th; what it came to, and when the next one is due if it failed. */
+  private async attempt(
+    delivery: { id: string; endpointId: string; url: string; eventId: string },
+    payload: string,
+    secret: string,
+    made: number,
+  ): Promise<DeliveryResult> {
+    try {
+      const attempt = await this.sender.attempt({
+        url: delivery.url,
+        eventId: delivery.eventId,
+        payload,
+        secret,
+      });
+      return {
+        id: delivery.id,
+        endpointId: delivery.endpointId,
+        ...attempt,
+        nextAttemptAt: attempt.ok ? null : nextAttempt(made),
+      };
+    } catch (error) {
+      return failed(delivery, `not sent: ${String(error)}`, made);
+    }
+  }
+
+  /** Keeps the claimed batches this process still works through. */
+  private async renew(): Promise<void> {
+    try {
+      await this.batches.renew([...this.held.keys()]);
+    } catch (error) {
+      this.logger.warn(`renewing webhook batch claims failed: ${String(error)}`);
     }
   }
 
@@ -152,36 +349,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       }
       this.wake = done;
     }).finally(() => (this.wake = undefined));
-  }
-
-  private async deliver(delivery: ClaimedDelivery): Promise<void> {
-    let result: DeliveryResult;
-    try {
-      const secret = this.secrets.open(delivery.secretSealed, delivery.endpointId);
-      const attempt = await this.sender.attempt({
-        url: delivery.url,
-        eventId: delivery.eventId,
-        payload: delivery.payload,
-        secret,
-      });
-      result = {
-        id: delivery.id,
-        endpointId: delivery.endpointId,
-        ...attempt,
-        nextAttemptAt: attempt.ok ? null : nextAttempt(delivery.attempts),
-      };
-    } catch (error) {
-      result = {
-        id: delivery.id,
-        endpointId: delivery.endpointId,
-        ok: false,
-        status: null,
-        latencyMs: 0,
-        error: `not sent: ${String(error)}`.slice(0, 300),
-        nextAttemptAt: nextAttempt(delivery.attempts),
-      };
-    }
-    this.results.add(result);
   }
 
   private async write(batch: DeliveryResult[]): Promise<void> {
@@ -202,6 +369,50 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.logger.warn(`pruning webhook deliveries failed: ${String(error)}`);
     }
   }
+}
+
+function failed(
+  delivery: { id: string; endpointId: string },
+  error: string,
+  made: number,
+): DeliveryResult {
+  return {
+    id: delivery.id,
+    endpointId: delivery.endpointId,
+    ok: false,
+    status: null,
+    latencyMs: 0,
+    error: error.slice(0, 300),
+    nextAttemptAt: nextAttempt(made),
+  };
+}
+
+function firstDelivery(batch: ClaimedBatch, event: BatchedEvent, attempts = 0): FirstDelivery {
+  return {
+    batchId: batch.id,
+    accountId: batch.accountId,
+    eventId: event.event_id,
+    type: event.type,
+    payload: event.payload,
+    subscriberId: event.subscriber_id,
+    recipientHash: event.recipient_hash,
+    createdAt: batch.createdAt,
+    attempts,
+  };
+}
+
+/** A delivery row written without an attempt: due at once, for when its endpoint is enabled. */
+function notAttempted(id: string, endpointId: string, first: FirstDelivery): DeliveryResult {
+  return {
+    id,
+    endpointId,
+    ok: false,
+    status: null,
+    latencyMs: 0,
+    error: null,
+    nextAttemptAt: new Date(),
+    first,
+  };
 }
 
 /** When attempt number `made` + 1 is due, or null when `made` attempts were the last. */

@@ -6,11 +6,13 @@ import {
 } from '../erasure/erasure-participant';
 import type { Db } from '../platform/database/db';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookEventBatchesRepository } from './webhook-event-batches.repository';
 import { WebhookPublisher } from './webhook-publisher';
 
 /**
  * What erasure means for webhooks: every stored payload about the person (their address, the
- * subscriber object) is deleted, so deliveries not yet made are never made; and
+ * subscriber object), in delivery rows and in events not yet attempted, is deleted, so
+ * deliveries not yet made are never made; and
  * `subscriber.erased` goes out, carrying only the keyed hash of the address, so the account's
  * own systems can erase the person too. Both in the erasing transaction.
  */
@@ -20,6 +22,7 @@ export class WebhookErasureParticipant implements ErasureParticipant, OnModuleIn
 
   constructor(
     private readonly registry: ErasureRegistry,
+    private readonly batches: WebhookEventBatchesRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly publisher: WebhookPublisher,
   ) {}
@@ -30,6 +33,8 @@ export class WebhookErasureParticipant implements ErasureParticipant, OnModuleIn
 
   async erase(tx: Db, identity: ErasedIdentityRef): Promise<void> {
     const { accountId, subscriberId, emailHash } = identity;
+    // Batches first: the dispatcher's result writer locks them before delivery rows too.
+    await this.batches.scrub(tx, accountId, subscriberId ?? null, emailHash);
     await this.deliveries.scrub(tx, accountId, subscriberId ?? null, emailHash);
     await this.publisher.publish(tx, accountId, [
       {

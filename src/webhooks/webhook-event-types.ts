@@ -29,4 +29,9 @@ export interface OutboundEvent {
   subscriberId?: string | null;
   /** The erasure hash of the address it names, for mail to addresses that are no subscriber's. */
   recipientHash?: string | null;
+  /**
+   * The subscriber whose address goes into `data.email` (left null here) when the event's first
+   * attempt is prepared; the event is not sent if the subscriber is gone by then.
+   */
+  emailOf?: string | null;
 }

@@ -5,6 +5,7 @@ import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { runSql, SqlRunner } from '../platform/database/sql-runner';
 import { WEBHOOK_ENDPOINTS_CACHE_MS } from '../platform/settings';
+import { BatchedEvent } from './webhook-event-batch';
 import { OutboundEvent, WebhookEventType } from './webhook-event-types';
 import * as sql from './webhooks.sql';
 
@@ -13,17 +14,35 @@ interface EndpointInterest {
   events: string[];
 }
 
+/** The addresses of these subscribers (those that still exist), for events that name them. */
+export type AddressLookup = (
+  db: SqlRunner,
+  accountId: AccountId,
+  ids: string[],
+) => Promise<Map<string, string>>;
+
+/** A batch of events ready to be written: the webhook_event_batches row. */
+export interface PreparedBatch {
+  id: string;
+  accountId: AccountId;
+  events: string;
+  deliveryIds: string[];
+}
+
 /**
- * The way into outbound webhooks: writes one delivery row per event and interested endpoint,
- * in the caller's transaction (the one that records the event), so an event is delivered if and
- * only if what it reports was recorded. A whole batch of events is one INSERT. Accounts without
- * endpoints cost one cached lookup and nothing else.
+ * The way into outbound webhooks: writes the events, with the endpoints that want each, as one
+ * webhook_event_batches row in the caller's transaction (the one that records the events), so
+ * an event is delivered if and only if what it reports was recorded. A whole chunk of events is
+ * one row, whatever the number of events and endpoints, and its INSERT can ride on a statement
+ * the caller runs anyway (`alongside`): the delivery rows are the dispatcher's, written with
+ * their first attempt. Accounts without endpoints cost one cached lookup and nothing else.
  */
 @Injectable()
 export class WebhookPublisher {
   private readonly interests = new Map<string, { at: number; endpoints: EndpointInterest[] }>();
-  /** Emits `published` after rows were written, so a dispatcher in this process looks at once. */
+  /** Emits `published` after a batch was written, so a dispatcher in this process looks at once. */
   readonly signal = new EventEmitter();
+  private addressLookup: AddressLookup | undefined;
 
   constructor(private readonly pool: PgPool) {}
 
@@ -39,52 +58,88 @@ export class WebhookPublisher {
   }
 
   async publish(db: SqlRunner, accountId: AccountId, events: OutboundEvent[]): Promise<void> {
-    if (events.length === 0) return;
+    const batch = await this.prepare(accountId, events);
+    if (!batch) return;
+    await this.write(db, batch);
+    this.published();
+  }
+
+  /** Writes a prepared batch in the caller's transaction (then `published`). */
+  async write(db: SqlRunner, batch: PreparedBatch): Promise<void> {
+    await runSql(db, sql.INSERT_BATCH, [
+      batch.id,
+      batch.accountId,
+      batch.events,
+      batch.deliveryIds,
+    ]);
+  }
+
+  /**
+   * The batch of these events for the endpoints that want them; null when none does. Writing
+   * it is the caller's: `publish`, or `alongside` a statement of its own, then `published`.
+   */
+  async prepare(accountId: AccountId, events: OutboundEvent[]): Promise<PreparedBatch | null> {
+    if (events.length === 0) return null;
     const endpoints = await this.endpointsOf(accountId);
-    if (endpoints.length === 0) return;
-    const rows = {
-      ids: [] as string[],
-      endpoints: [] as string[],
-      events: [] as string[],
-      types: [] as string[],
-      payloads: [] as string[],
-      subscribers: [] as (string | null)[],
-      hashes: [] as (string | null)[],
-    };
+    if (endpoints.length === 0) return null;
+    const batch: BatchedEvent[] = [];
+    const deliveryIds: string[] = [];
     for (const event of events) {
       const wanting = endpoints.filter((endpoint) => endpoint.events.includes(event.type));
       if (wanting.length === 0) continue;
-      // The Standard Webhooks layout; one event id for every endpoint: the webhook-id.
-      const eventId = newId();
-      const payload = JSON.stringify({
+      const deliveries = wanting.map((endpoint): [string, string] => [newId(), endpoint.id]);
+      for (const [id] of deliveries) deliveryIds.push(id);
+      batch.push({
+        // One event id for every endpoint: the webhook-id.
+        event_id: newId(),
         type: event.type,
-        timestamp: event.occurredAt.toISOString(),
-        data: event.data,
+        // The Standard Webhooks layout.
+        payload: JSON.stringify({
+          type: event.type,
+          timestamp: event.occurredAt.toISOString(),
+          data: event.data,
+        }),
+        subscriber_id: event.subscriberId ?? null,
+        recipient_hash: event.recipientHash ?? null,
+        email_of: event.emailOf ?? null,
+        deliveries,
       });
-      for (const endpoint of wanting) {
-        rows.ids.push(newId());
-        rows.endpoints.push(endpoint.id);
-        rows.events.push(eventId);
-        rows.types.push(event.type);
-        rows.payloads.push(payload);
-        rows.subscribers.push(event.subscriberId ?? null);
-        rows.hashes.push(event.recipientHash ?? null);
-      }
     }
-    if (rows.ids.length === 0) return;
-    await runSql(db, sql.INSERT_DELIVERIES, [
-      accountId,
-      rows.ids,
-      rows.endpoints,
-      rows.events,
-      rows.types,
-      rows.payloads,
-      rows.subscribers,
-      rows.hashes,
-    ]);
-    // The rows are visible once the caller commits; a dispatcher nudged a moment early
-    // finds them on its next look.
+    if (batch.length === 0) return null;
+    return { id: newId(), accountId, events: JSON.stringify(batch), deliveryIds };
+  }
+
+  /**
+   * The batch's INSERT as a data-modifying WITH item, to put in front of a statement the caller
+   * runs in its transaction anyway (one round trip fewer on a hot path); its parameters follow
+   * the statement's own, from `$first` on.
+   */
+  alongside(batch: PreparedBatch, first: number): { withItem: string; params: unknown[] } {
+    return {
+      withItem: sql.insertBatchAlongside(first),
+      params: [batch.id, batch.accountId, batch.events, batch.deliveryIds],
+    };
+  }
+
+  /** After a batch was written: the dispatcher of this process looks once it is committed. */
+  published(): void {
+    // The row is visible once the caller commits; a dispatcher nudged a moment early finds it
+    // on its next look.
     setTimeout(() => this.signal.emit('published'), 20).unref();
+  }
+
+  /**
+   * Events about a campaign's recipient carry their address, which the publishing transaction
+   * does not read (a round trip on the send path): it is filled in when the event's first
+   * attempt is prepared, through the lookup the module that owns subscribers provides.
+   */
+  provideAddresses(lookup: AddressLookup): void {
+    this.addressLookup = lookup;
+  }
+
+  addressesOf(accountId: AccountId, ids: string[]): Promise<Map<string, string>> {
+    if (!this.addressLookup) throw new Error('No module provides subscriber addresses');
+    return this.addressLookup(this.pool, accountId, ids);
   }
 
   /** After an endpoint of this account was created, changed or deleted in this process. */

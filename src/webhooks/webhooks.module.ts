@@ -4,6 +4,7 @@ import { QUEUES } from '../platform/queue/queue.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookEventBatchesRepository } from './webhook-event-batches.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { WebhookErasureParticipant } from './webhook-erasure.participant';
 import { WebhookSender } from './webhook-sender';
@@ -19,6 +20,7 @@ import { WebhooksService } from './webhooks.service';
     WebhooksService,
     WebhookEndpointsRepository,
     WebhookDeliveriesRepository,
+    WebhookEventBatchesRepository,
     WebhookErasureParticipant,
   ],
 })
@@ -27,6 +29,11 @@ export class WebhooksModule {}
 /** The dispatcher that makes deliveries: only in processes that run workers. */
 @Module({
   imports: [WebhooksCoreModule, BullModule.registerQueue({ name: QUEUES.campaignDelivery })],
-  providers: [WebhookDispatcher, WebhookDeliveriesRepository, WebhookSender],
+  providers: [
+    WebhookDispatcher,
+    WebhookDeliveriesRepository,
+    WebhookEventBatchesRepository,
+    WebhookSender,
+  ],
 })
 export class WebhookWorkersModule {}

@@ -220,6 +220,44 @@ describe('data in bulk', () => {
       expect(row).toEqual({ first_name: 'First' });
     });
 
+    it('refuses a row whose custom fields pass the limits once merged with the subscriber’s', async () => {
+      const existing = Object.fromEntries(Array.from({ length: 95 }, (_, i) => [`old${i}`, i]));
+      await post('/v1/subscribers')
+        .send({ email: 'full@merge.test', custom_fields: existing })
+        .expect(201);
+      await post('/v1/subscribers')
+        .send({ email: 'heavy@merge.test', custom_fields: { notes: 'n'.repeat(15_000) } })
+        .expect(201);
+      const header = ['email', ...Array.from({ length: 10 }, (_, i) => `new${i}`), 'bio'];
+      const cells = (email: string, bio: string) =>
+        [email, ...Array.from({ length: 10 }, (_, i) => String(i)), bio].join(',');
+      const csv = [
+        header.join(','),
+        cells('full@merge.test', ''), // 95 + 10 keys
+        cells('fresh@merge.test', ''), // 10 keys: fine
+        `heavy@merge.test,${','.repeat(9)},${'b'.repeat(2_000)}`, // 15 + 2 KB > 16 KiB
+        'fresh@merge.test,,,,,,,,,,,more', // 11 keys on a subscriber this file created
+      ].join('\n');
+      const accepted = await post('/v1/imports')
+        .attach('file', Buffer.from(csv), { filename: 'merge.csv', contentType: 'text/csv' })
+        .expect(202);
+      const done = await importDone(accepted.body.id);
+      expect(done).toMatchObject({ status: 'done', created: 1, updated: 1, failed: 2 });
+      expect(done.errors).toEqual([
+        { row: 1, field: 'custom_fields', message: expect.stringContaining('at most 100') },
+        { row: 3, field: 'custom_fields', message: expect.stringContaining('at most 16 KiB') },
+      ]);
+      const rows = await env.sql<{ email: string; keys: number }>(
+        `SELECT email, (SELECT count(*)::int FROM jsonb_object_keys(custom_fields)) AS keys
+           FROM subscribers WHERE email LIKE '%@merge.test' ORDER BY email`,
+      );
+      expect(rows).toEqual([
+        { email: 'fresh@merge.test', keys: 11 },
+        { email: 'full@merge.test', keys: 95 },
+        { email: 'heavy@merge.test', keys: 1 },
+      ]);
+    });
+
     it('refuses what cannot be imported before accepting it', async () => {
       await post('/v1/imports').send({ file: 'email\na@b.test' }).expect(400);
       await post('/v1/imports').field('mode', 'upsert').expect(400);

@@ -2,7 +2,7 @@
  * Whether an error means PostgreSQL cannot be reached right now (stopped, restarting, the
  * connection dropped, every connection slot taken) rather than that a statement is wrong: an
  * outage to wait out, not a bug to report. The same statement will work once the server is
- * back, so callers retry it (outcome writes) or tell the client to (the API's 503).
+ * back, so callers retry it (outcome writes) or tell the client to (the API's 500 with Retry-After).
  *
  * The error may come from pg itself, or from Prisma wrapping pg's through @prisma/adapter-pg,
  * so the check walks `cause` chains (and the driver error a Prisma error carries in its meta)

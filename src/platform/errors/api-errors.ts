@@ -21,7 +21,6 @@ export const ERROR_CODES = {
   422: 'validation_failed',
   429: 'rate_limited',
   500: 'internal_error',
-  503: 'service_unavailable',
 } as const;
 
 export type ErrorStatus = keyof typeof ERROR_CODES;
@@ -118,13 +117,14 @@ export class CampaignStateConflictError extends ConflictError {
 
 /**
  * A store Herald needs (PostgreSQL) cannot be reached for a moment: nothing was done, and the
- * same request will work once it is back. Unlike a 500, this says "retry", and when.
+ * same request will work once it is back. Still a 500 (the contract allows no other status
+ * for a failure on the service's side), but its message and Retry-After say "retry", and when.
  */
 export class ServiceUnavailableError extends ApiError {
   constructor(readonly retryAfterSeconds: number) {
     super(
-      503,
-      'The service is briefly unavailable (its database cannot be reached). Retry shortly.',
+      500,
+      'The service is briefly unavailable (its database cannot be reached); nothing was done. Retry shortly.',
     );
   }
 }

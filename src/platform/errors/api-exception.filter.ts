@@ -10,7 +10,7 @@ import {
 } from './api-errors';
 
 /**
- * Retry-After of a 503: PostgreSQL restarting takes seconds; clients that wait this long
+ * Retry-After of a 500 while the database is away: PostgreSQL restarting takes seconds; clients that wait this long
  * between tries neither hammer it nor wait long after it is back.
  */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;

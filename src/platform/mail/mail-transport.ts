@@ -5,6 +5,7 @@ import nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import { composeMime } from './mime-composer';
 
 export interface OutgoingMessage {
   from: string;
@@ -98,17 +99,28 @@ export class MailTransport implements OnModuleDestroy {
 
   async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
     const messageId = messageIdHeader(message.messageId, message.from);
-    const mail: SendMailOptions = {
-      from: message.from,
-      to: message.to,
-      subject: message.subject,
-      html: message.html ?? undefined,
-      text: message.text ?? undefined,
-      headers: message.headers,
-      messageId,
-      dkim: message.dkim,
-      envelope: message.envelopeFrom ? { from: message.envelopeFrom, to: message.to } : undefined,
-    };
+    // Composed here in one pass (see composeMime); nodemailer then signs and sends the bytes.
+    const composed = composeMime({ ...message, messageId });
+    const mail: SendMailOptions = composed
+      ? {
+          raw: composed.raw,
+          messageId,
+          dkim: message.dkim,
+          envelope: { from: message.envelopeFrom ?? composed.fromAddress, to: message.to },
+        }
+      : {
+          from: message.from,
+          to: message.to,
+          subject: message.subject,
+          html: message.html ?? undefined,
+          text: message.text ?? undefined,
+          headers: message.headers,
+          messageId,
+          dkim: message.dkim,
+          envelope: message.envelopeFrom
+            ? { from: message.envelopeFrom, to: message.to }
+            : undefined,
+        };
     if (this.smtp) return this.sendSmtp(this.smtp, mail, messageId);
     return this.writeToOutbox(mail, messageId, message);
   }

@@ -6,7 +6,7 @@ import { ERROR_CODES, ErrorStatus } from '../errors/api-errors';
  * Errors any /v1 operation can answer: bad syntax, no key, wrong scope, too fast, a crash, the
  * database briefly unreachable.
  */
-export const ALWAYS_POSSIBLE_ERRORS = [400, 401, 403, 429, 500, 503] as const;
+export const ALWAYS_POSSIBLE_ERRORS = [400, 401, 403, 429, 500] as const;
 
 /** Errors an operation answers only when its own work can meet them. */
 export type OperationError = Exclude<ErrorStatus, (typeof ALWAYS_POSSIBLE_ERRORS)[number]>;
@@ -22,7 +22,7 @@ export interface EndpointDoc {
   description?: string;
   /** The success answer (or answers): status and body type (none for 204). */
   success: SuccessDoc | readonly SuccessDoc[];
-  /** Statuses beyond 400, 401, 403, 429, 500 and 503 this operation can answer. */
+  /** Statuses beyond 400, 401, 403, 429 and 500 this operation can answer. */
   errors?: readonly OperationError[];
   /**
    * Takes an `Idempotency-Key` request header and replays the first response with
@@ -49,8 +49,7 @@ const ERROR_MEANINGS: Record<ErrorStatus, string> = {
   409: 'The request conflicts with the current state of the resource.',
   422: 'A field failed validation; `details` names each offending field.',
   429: 'A rate limit was exceeded; retry after `Retry-After` seconds.',
-  500: 'A failure on the service side.',
-  503: 'The database is briefly unreachable; nothing was done. Retry after `Retry-After` seconds.',
+  500: 'A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again.',
 };
 
 /**

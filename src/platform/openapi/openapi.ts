@@ -88,11 +88,11 @@ const IDEMPOTENCY_KEY = {
 /**
  * Which rate-limit headers an answer carries. Authentication counts every request on a budget
  * (the key's, or the address's when the key is bad), so from 401 on they are always there; a
- * 400, 404, 500 or 503 may come before that point (a body that cannot be parsed, an unknown
+ * 400, 404 or 500 may come before that point (a body that cannot be parsed, an unknown
  * route, a database that cannot be asked about the key).
  */
 function rateLimitHeadersOf(status: number): 'always' | 'maybe' {
-  if (status === 400 || status === 404 || status === 500 || status === 503) return 'maybe';
+  if (status === 400 || status === 404 || status === 500) return 'maybe';
   return 'always';
 }
 
@@ -173,7 +173,9 @@ function describeOperation(operation: Json, scope: string, schemas: Record<strin
     for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
       headers[name] = headerRef(name, rateLimit === 'always');
     }
-    if (code === 429 || code === 503) headers['Retry-After'] = headerRef('Retry-After', true);
+    if (code === 429) headers['Retry-After'] = headerRef('Retry-After', true);
+    // A 500 carries it only when the database was away (a retry will work).
+    if (code === 500) headers['Retry-After'] = headerRef('Retry-After', false);
     if (mark?.idempotent && code < 300) {
       headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed', false);
     }

@@ -27,7 +27,7 @@ describe('campaign sends when PostgreSQL or Redis goes away', () => {
     await Promise.all([postgres?.dispose(), redis?.dispose()]);
   });
 
-  it('PostgreSQL stopped (immediate) for 20 s: no crash, API answers 503 fast, all sent once', async () => {
+  it('PostgreSQL stopped (immediate) for 20 s: no crash, API answers 500 (retry) fast, all sent once', async () => {
     let outage: Promise<void> = Promise.resolve();
     const duringOutage: { status: number; code: unknown; ms: number }[] = [];
     const run = await campaignUnderFault(rig, 'pg-restart', {
@@ -36,7 +36,7 @@ describe('campaign sends when PostgreSQL or Redis goes away', () => {
       },
       recover: async ({ tenant }) => {
         await outage;
-        // The API while the database is away: the envelope, 503, in bounded time.
+        // The API while the database is away: the envelope, a 500 that says to retry, in bounded time.
         for (const path of ['/v1/campaigns', '/v1/subscribers']) {
           const answer = await rig.request<{ error?: { code?: string } }>(tenant, 'GET', path);
           duringOutage.push({
@@ -51,8 +51,8 @@ describe('campaign sends when PostgreSQL or Redis goes away', () => {
       sentWithinMs: 150_000,
     });
     expect(duringOutage.map(({ status, code }) => ({ status, code }))).toEqual([
-      { status: 503, code: 'service_unavailable' },
-      { status: 503, code: 'service_unavailable' },
+      { status: 500, code: 'internal_error' },
+      { status: 500, code: 'internal_error' },
     ]);
     expect(Math.max(...duringOutage.map(({ ms }) => ms))).toBeLessThan(2_000);
     expectWhole(run, 0);
