@@ -118,7 +118,7 @@ export class QuickDtoCheck<T extends object> {
     };
     for (const [key, field] of this.fields) {
       const value = instance[key];
-      if (!field.conditions.every((condition) => condition(instance, value))) continue;
+      if (!allHold(field.conditions, instance, value)) continue;
       if (field.unmodelled) return undefined;
       args.property = key;
       args.value = value;
@@ -140,4 +140,9 @@ export class QuickDtoCheck<T extends object> {
     // An async answer is not waited for: the DTO's own run will.
     return result === true;
   }
+}
+
+function allHold(conditions: Condition[], object: object, value: unknown): boolean {
+  for (const condition of conditions) if (!condition(object, value)) return false;
+  return true;
 }

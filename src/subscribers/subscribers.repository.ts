@@ -254,22 +254,40 @@ const ENCODERS: Record<(typeof sql.PROFILE)[number][1], Encoder> = {
   text: (value) => copyText(value as string | null),
   timestamptz: (value) => (value == null ? '\\N' : new Date(value as Date).toISOString()),
   'text[]': (value) => copyTextArray(value as string[] | null),
-  jsonb: (value) => copyText(value == null ? null : JSON.stringify(value)),
+  jsonb: (value) => (isEmpty(value) ? (Array.isArray(value) ? '[]' : '{}') : copyJson(value)),
 };
+
+/** An empty list or object: most rows' social media and statistics, said without JSON. */
+function isEmpty(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value !== 'object' || value === null) return false;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
+function copyJson(value: unknown): string {
+  return copyText(value == null ? null : JSON.stringify(value));
+}
 const PROFILE_ENCODERS = sql.PROFILE.map(
   ([column, type]) => [fieldName(column), ENCODERS[type]] as const,
 );
 
 /** Rows as the lines of sql.COPY_NEW. */
 function copyLines(accountId: AccountId, rows: ProfileRow[]): string {
-  let lines = '';
-  for (const row of rows) {
-    let line = `${row.id}\t${accountId}`;
-    const fields = row as unknown as Record<string, unknown>;
-    for (const [field, encode] of PROFILE_ENCODERS) line += `\t${encode(fields[field])}`;
-    lines += `${line}\n`;
+  const lines = new Array<string>(rows.length + 1);
+  const cells = new Array<string>(PROFILE_ENCODERS.length + 2);
+  cells[1] = accountId;
+  for (let index = 0; index < rows.length; index++) {
+    const fields = rows[index] as unknown as Record<string, unknown>;
+    cells[0] = rows[index].id;
+    for (let column = 0; column < PROFILE_ENCODERS.length; column++) {
+      const [field, encode] = PROFILE_ENCODERS[column];
+      cells[column + 2] = encode(fields[field]);
+    }
+    lines[index] = cells.join('\t');
   }
-  return lines;
+  lines[rows.length] = '';
+  return lines.join('\n');
 }
 
 /**
