@@ -4,7 +4,7 @@
 // is left out by starting at the first sample after `--skip-seconds` (default 0).
 //
 //   node -r @swc-node/register bench/support/profile-summary.ts var/prof/CPU….cpuprofile \
-//     [--skip-seconds 8] [--top 40] [--requests 12345]
+//     [--skip-seconds 8] [--until-seconds 30] [--top 40] [--requests 12345]
 
 import { readFileSync } from 'node:fs';
 
@@ -33,6 +33,8 @@ const option = (name: string, fallback: number) => {
 const file = args.find((arg) => arg.endsWith('.cpuprofile'));
 if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [--skip-seconds N]');
 const skipUs = option('--skip-seconds', 0) * 1e6;
+/** Samples after this are left out too (e.g. a worker's catching up once its send is done). */
+const untilUs = option('--until-seconds', Infinity) * 1e6;
 const top = option('--top', 40);
 const requests = option('--requests', 0);
 
@@ -76,7 +78,7 @@ for (let i = 0; i < profile.samples.length; i++) {
   const idle = leaf.callFrame.functionName === '(idle)';
   const second = Math.floor(elapsed / 1e6);
   busyPerSecond[second] = (busyPerSecond[second] ?? 0) + (idle ? 0 : delta);
-  if (elapsed < skipUs) continue;
+  if (elapsed < skipUs || elapsed > untilUs) continue;
   if (idle) {
     idleUs += delta;
     continue;
@@ -106,7 +108,8 @@ function table(title: string, map: Map<string, number>, rows = top) {
 
 const timeline = Array.from(busyPerSecond, (us = 0) => Math.round(us / 1e4));
 console.log(`busy % per second: ${timeline.join(' ')}`);
-console.log(`${file}: busy ${ms(busyUs)} ms, idle ${ms(idleUs)} ms (after ${skipUs / 1e6} s)`);
+const window = `after ${skipUs / 1e6} s${untilUs < Infinity ? `, until ${untilUs / 1e6} s` : ''}`;
+console.log(`${file}: busy ${ms(busyUs)} ms, idle ${ms(idleUs)} ms (${window})`);
 table('self time by origin', selfByOrigin, 30);
 table('self time by function', selfByFunction);
 table('inclusive time by function', inclusiveByFunction, top * 2);

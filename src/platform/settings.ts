@@ -275,6 +275,11 @@ export const WEBHOOK_POLL_MS = 1_000;
 /** Results written at once, at most this long after the first of them. */
 export const WEBHOOK_RESULT_BATCH = 100;
 export const WEBHOOK_RESULT_DELAY_MS = 50;
+/**
+ * …while campaign mail is being delivered: a result write is a transaction of several
+ * statements, and at the reduced pace above a 50 ms delay made one per two or three results.
+ */
+export const WEBHOOK_RESULT_DELAY_WHILE_SENDING_MS = 1_000;
 /** Finished deliveries (and their log) are kept this long. */
 export const WEBHOOK_RETENTION_DAYS = 30;
 

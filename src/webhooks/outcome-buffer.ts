@@ -1,7 +1,8 @@
 /**
  * Collects items as they arrive and hands them to `write` in small batches: at most
- * `maxBatch` at once, at most `maxDelayMs` after the first of a batch arrived. Writes run one
- * at a time, in arrival order; a failed write is the writer's to report.
+ * `maxBatch` at once, at most `maxDelayMs` (asked when a batch starts) after the first of a
+ * batch arrived. Writes run one at a time, in arrival order; a failed write is the writer's to
+ * report.
  */
 export class OutcomeBuffer<T> {
   private waiting: T[] = [];
@@ -10,13 +11,18 @@ export class OutcomeBuffer<T> {
 
   constructor(
     private readonly write: (batch: T[]) => Promise<void>,
-    private readonly options: { maxBatch: number; maxDelayMs: number },
+    private readonly options: { maxBatch: number; maxDelayMs: number | (() => number) },
   ) {}
 
   add(item: T): void {
     this.waiting.push(item);
     if (this.waiting.length >= this.options.maxBatch) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.options.maxDelayMs);
+    else this.timer ??= setTimeout(() => this.flush(), this.delay());
+  }
+
+  private delay(): number {
+    const { maxDelayMs } = this.options;
+    return typeof maxDelayMs === 'number' ? maxDelayMs : maxDelayMs();
   }
 
   /** Writes whatever waits; resolves when every write is done. */

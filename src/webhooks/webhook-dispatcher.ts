@@ -20,6 +20,7 @@ import {
   WEBHOOK_POLL_MS,
   WEBHOOK_RESULT_BATCH,
   WEBHOOK_RESULT_DELAY_MS,
+  WEBHOOK_RESULT_DELAY_WHILE_SENDING_MS,
   WEBHOOK_RETENTION_DAYS,
   WEBHOOK_SCHEDULE_MS,
 } from '../platform/settings';
@@ -100,7 +101,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.secrets = new WebhookSecretBox(config.secret);
     this.results = new OutcomeBuffer((batch) => this.write(batch), {
       maxBatch: WEBHOOK_RESULT_BATCH,
-      maxDelayMs: WEBHOOK_RESULT_DELAY_MS,
+      // While mail goes out, a write per few results would cost the send more than the
+      // attempts themselves: fewer, larger writes (the log lags by a second).
+      maxDelayMs: () =>
+        this.sending ? WEBHOOK_RESULT_DELAY_WHILE_SENDING_MS : WEBHOOK_RESULT_DELAY_MS,
     });
   }
 
@@ -149,36 +153,46 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   private async run(): Promise<void> {
     while (this.running) {
-      // Claims go in batches (half the window at least), not one row per freed slot.
-      const claimAtLeast = Math.min(WEBHOOK_CLAIM_BATCH, Math.max(1, Math.ceil(this.window / 2)));
       let started = 0;
-      if (this.ready.length === 0 && this.window - this.inFlight >= claimAtLeast) {
+      if (this.ready.length === 0 && this.room() >= this.claimAtLeast()) {
         try {
-          const due = await this.deliveries.claimDue(this.window - this.inFlight);
+          const due = await this.deliveries.claimDue(Math.max(0, this.room()));
           for (const delivery of due) this.start(() => this.retry(delivery));
           started += due.length;
           // A batch whose endpoints are all disabled or gone starts nothing, yet is progress.
-          if (this.window - this.inFlight >= claimAtLeast) started += await this.claimBatches();
+          if (this.room() >= this.claimAtLeast()) started += await this.claimBatches();
         } catch (error) {
           this.logger.warn(`claiming webhook deliveries failed: ${String(error)}`);
         }
       }
-      while (this.ready.length > 0 && this.inFlight < this.window) {
+      while (this.ready.length > 0 && this.room() > 0) {
         const attempt = this.ready.shift()!;
         this.start(() => this.first(attempt));
         started++;
       }
       if (!this.running) break;
-      const room = this.window - this.inFlight;
+      // The window may have changed during the awaits above (pace): read it afresh, and wait
+      // for a slot only while some attempt is in flight to free one.
+      const full = this.ready.length > 0 ? this.room() <= 0 : this.room() < this.claimAtLeast();
       if (this.sending && started > 0) {
         // Mail first: a few deliveries per tick while campaign mail is being delivered.
         await new Promise((resolve) => setTimeout(resolve, WEBHOOK_TICK_WHILE_SENDING_MS));
-      } else if (this.ready.length > 0 ? room === 0 : room < claimAtLeast) {
+      } else if (full && this.inFlight > 0) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
       } else if (started === 0) {
         await this.idle();
       }
     }
+  }
+
+  /** Requests that may start now. */
+  private room(): number {
+    return this.window - this.inFlight;
+  }
+
+  /** Claims go in batches (half the window at least), not one row per freed slot. */
+  private claimAtLeast(): number {
+    return Math.min(WEBHOOK_CLAIM_BATCH, Math.max(1, Math.ceil(this.window / 2)));
   }
 
   private start(attempt: () => Promise<void>): void {
