@@ -103,6 +103,25 @@ export class FaultRig {
     return worker;
   }
 
+  /**
+   * A process of `npm start`'s shape (the API with workers embedded) on its own port, waited
+   * for until it answers; it sends like any worker.
+   */
+  async startAllInOne(): Promise<{ process: HeraldProcess; base: string }> {
+    const port = await freePort();
+    const process = HeraldProcess.start(
+      'all',
+      `all-in-one-${++this.workerSeq}`,
+      processEnv(this.env, { ...this.extraEnv, PORT: String(port), LOG_LEVEL: 'warn' }),
+    );
+    this.workers.push(process);
+    const base = `http://127.0.0.1:${port}`;
+    await waitForOk(`${base}/health`).catch((error: Error) => {
+      throw new Error(`${error.message}\n${process.tail()}`);
+    });
+    return { process, base };
+  }
+
   /** Processes that ended without being told to. */
   crashed(): HeraldProcess[] {
     return [this.api, ...this.workers].filter((process) => process.crashed);

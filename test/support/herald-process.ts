@@ -2,10 +2,11 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { ROOT } from './processes';
 
-export type HeraldRole = 'api' | 'worker';
+/** `api`: `--api-only`; `worker`: dist/worker.js; `all`: `npm start`'s API with workers. */
+export type HeraldRole = 'api' | 'worker' | 'all';
 
 /**
- * One Herald process of a test (an `--api-only` API or a worker, from dist/: `npm run build`
+ * One Herald process of a test (an `--api-only` API, a worker, or both in one, from dist/: `npm run build`
  * first), with the signals a fault test sends it. Its output is kept for failure messages, and
  * it knows whether it ended by one of our signals or on its own (a crash).
  */
@@ -22,7 +23,11 @@ export class HeraldProcess {
     readonly name: string,
     env: NodeJS.ProcessEnv,
   ) {
-    const args = role === 'api' ? ['dist/main.js', '--api-only'] : ['dist/worker.js'];
+    const args = {
+      api: ['dist/main.js', '--api-only'],
+      worker: ['dist/worker.js'],
+      all: ['dist/main.js'],
+    }[role];
     this.child = spawn(process.execPath, args, {
       cwd: ROOT,
       env,

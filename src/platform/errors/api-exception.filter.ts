@@ -32,16 +32,16 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const error = toApiError(exception);
 
-    if (error.status === 500) {
-      this.logger.error(
-        { err: exception, requestId: request.id, method: request.method, url: request.url },
-        'unhandled error',
-      );
-    } else if (error instanceof ServiceUnavailableError) {
+    if (error instanceof ServiceUnavailableError) {
       // An outage, not a bug: one line per request, no stack.
       this.logger.warn(
         { requestId: request.id, method: request.method, url: request.url },
         `database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`,
+      );
+    } else if (error.status === 500) {
+      this.logger.error(
+        { err: exception, requestId: request.id, method: request.method, url: request.url },
+        'unhandled error',
       );
     }
     if (error instanceof RateLimitedError || error instanceof ServiceUnavailableError) {

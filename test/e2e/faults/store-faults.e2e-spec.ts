@@ -6,8 +6,9 @@ import { campaignUnderFault, expectWhole, faultLasting } from './campaign-fault'
 /**
  * The stores going away in the middle of a campaign: PostgreSQL stopped hard (`-m immediate`,
  * every backend gone at once) and started again, Redis killed and restarted empty. The whole
- * instance (an `--api-only` API and two workers, separate processes) runs on servers of this
- * file's own, since the shared ones must stay up. No process may crash, no recipient may be
+ * instance (an `--api-only` API and two workers, separate processes, and one process of
+ * `npm start`'s shape that serves and sends) runs on servers of this file's own, since the
+ * shared ones must stay up. No process may crash, no recipient may be
  * missed or sent twice (no worker died: nothing was in flight without an owner), and sending
  * goes on by itself once the store is back.
  */
@@ -15,12 +16,15 @@ describe('campaign sends when PostgreSQL or Redis goes away', () => {
   let postgres: ThrowawayPostgres;
   let redis: ThrowawayRedis;
   let rig: FaultRig;
+  /** `npm start`'s shape beside them: it crashed with the others once. */
+  let allInOne: string;
 
   beforeAll(async () => {
     [postgres, redis] = await Promise.all([ThrowawayPostgres.start(), ThrowawayRedis.start()]);
     rig = await FaultRig.start({ postgres, redis });
     rig.startWorker();
     rig.startWorker();
+    allInOne = (await rig.startAllInOne()).base;
   }, 90_000);
   afterAll(async () => {
     await rig?.dispose();
@@ -57,6 +61,7 @@ describe('campaign sends when PostgreSQL or Redis goes away', () => {
     expect(Math.max(...duringOutage.map(({ ms }) => ms))).toBeLessThan(2_000);
     expectWhole(run, 0);
     expect(rig.crashed().map((process) => process.tail())).toEqual([]);
+    expect((await fetch(`${allInOne}/health`)).status).toBe(200);
   }, 240_000);
 
   it('Redis killed and restarted empty: sending resumes within 10 s, all sent once', async () => {
