@@ -27,7 +27,6 @@ import {
   DELIVERY_WINDOW,
   RECORD_ATTEMPTS,
   RECORD_BATCH,
-  RECORD_DELAY_MS,
   RECORD_RETRY_MAX_MS,
 } from '../platform/settings';
 import { SubscribersService } from '../subscribers/subscribers.service';
@@ -207,7 +206,6 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     const run = lease.run;
     const recorder = new OutcomeRecorder((outcomes) => this.recordUntilWritten(run, outcomes), {
       maxBatch: RECORD_BATCH,
-      maxDelayMs: RECORD_DELAY_MS,
     });
     const gate = this.gates.open(run.accountId, content.campaign);
     const end: RunEnd = { stopped: false, claimed: 0 };
@@ -228,16 +226,17 @@ export class CampaignDeliveryProcessor extends WorkerHost {
           const subscribers = await this.subscribersById(run.accountId, ids);
           for (const subscriberId of ids) {
             inFlight++;
-            // deliverOne never rejects: every failure is an outcome.
-            void this.deliverOne(content, lease, subscriberId, subscribers.get(subscriberId)).then(
-              (outcome) => {
-                // No outcome: the lease stopped holding before the message left; the row stays
-                // claimed by this run and goes to the next one.
-                if (outcome) recorder.add(outcome);
-                inFlight--;
-                slotFreed?.();
-              },
-            );
+            // deliverOne never rejects: every failure is an outcome, recorded before it resolves.
+            void this.deliverOne(
+              content,
+              lease,
+              recorder,
+              subscriberId,
+              subscribers.get(subscriberId),
+            ).then(() => {
+              inFlight--;
+              slotFreed?.();
+            });
           }
         } catch (error) {
           // Rows claimed but not read stay this run's claims, taken over by the next run.
@@ -297,14 +296,31 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     );
   }
 
-  /**
-   * One recipient's outcome, or undefined when the lease stopped holding before its message
-   * could start: checked when an SMTP connection is free for it, so a frozen or cut-off worker
-   * leaves at most its pool's connections' worth of messages whose fate is unknown.
-   */
+  /** Delivers to one recipient and resolves once the outcome is written (if there is one). */
   private async deliverOne(
     content: CampaignContent,
     lease: DeliveryLease,
+    recorder: OutcomeRecorder,
+    subscriberId: string,
+    subscriber: RecipientRow | undefined,
+  ): Promise<void> {
+    const outcome = await this.outcomeOf(content, lease, recorder, subscriberId, subscriber);
+    // Skips and build failures never held a connection: recorded like the rest, waited for
+    // here so the run ends only when every outcome is written.
+    if (outcome) await recorder.add(outcome);
+  }
+
+  /**
+   * A skip or a message that could not be built, returned for the caller to record; undefined
+   * when a message went to SMTP (recorded inside its connection's slot) or when the lease
+   * stopped holding before it could start: checked when a connection is free for it, so a
+   * frozen or cut-off worker leaves at most one message per connection whose fate is unknown.
+   * The row of a message that never started stays this run's claim, for the next run.
+   */
+  private async outcomeOf(
+    content: CampaignContent,
+    lease: DeliveryLease,
+    recorder: OutcomeRecorder,
     subscriberId: string,
     subscriber: RecipientRow | undefined,
   ): Promise<Outcome | undefined> {
@@ -324,23 +340,35 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
       return { subscriberId, kind: 'failed', hardBounce: false, reason };
     }
-    return this.slots.run(async (): Promise<Outcome | undefined> => {
-      if (!lease.holds) return undefined;
-      try {
-        await this.transport.send(message);
-        return { subscriberId, kind: 'delivered' };
-      } catch (error) {
-        if (error instanceof MailDeliveryError && error.permanent) {
-          return { subscriberId, kind: 'failed', smtpCode: error.responseCode, hardBounce: true };
-        }
-        if (error instanceof MailDeliveryError) {
-          return { subscriberId, kind: 'deferred', smtpCode: error.responseCode };
-        }
-        const reason = failureReason(error);
-        this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
-        return { subscriberId, kind: 'failed', hardBounce: false, reason };
-      }
+    // The connection is held until the outcome is committed: a worker that dies or freezes can
+    // leave at most one message per connection sent but not recorded.
+    await this.slots.run(async () => {
+      if (!lease.holds) return;
+      await recorder.add(await this.send(campaign.id, subscriberId, message));
     });
+    return undefined;
+  }
+
+  /** One message through SMTP, and what became of it. */
+  private async send(
+    campaignId: string,
+    subscriberId: string,
+    message: OutgoingMessage,
+  ): Promise<Outcome> {
+    try {
+      await this.transport.send(message);
+      return { subscriberId, kind: 'delivered' };
+    } catch (error) {
+      if (error instanceof MailDeliveryError && error.permanent) {
+        return { subscriberId, kind: 'failed', smtpCode: error.responseCode, hardBounce: true };
+      }
+      if (error instanceof MailDeliveryError) {
+        return { subscriberId, kind: 'deferred', smtpCode: error.responseCode };
+      }
+      const reason = failureReason(error);
+      this.logger.error(`campaign ${campaignId}: message for ${subscriberId} failed: ${reason}`);
+      return { subscriberId, kind: 'failed', hardBounce: false, reason };
+    }
   }
 
   /**

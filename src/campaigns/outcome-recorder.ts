@@ -1,22 +1,22 @@
 import { Outcome } from './recipient-outcome';
 
 export interface RecorderOptions {
-  /** Write as soon as this many outcomes wait. */
+  /** At most this many outcomes in one write. */
   maxBatch: number;
-  /** …or this long after the first of them arrived. */
-  maxDelayMs: number;
 }
 
 /**
- * Collects delivery outcomes as messages finish and writes them in small bulk batches. The
- * delay bounds the window in which a message has its 250 but the ledger does not know yet:
- * only a crash inside that window can send someone the same message twice. Writes are
- * serialised, in arrival order.
+ * Writes delivery outcomes as messages finish, by group commit: while one write is in flight
+ * the next outcomes gather, and go together as soon as it is done. `add` resolves once the
+ * outcome is committed, so a sender that waits for it before taking its next message keeps
+ * the window in which a message has its 250 but the ledger does not know yet to one SMTP
+ * round trip and one write: only a crash inside that window can send someone the same message
+ * twice. Writes are serialised, in arrival order.
  */
 export class OutcomeRecorder {
-  private waiting: Outcome[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  private waiting: { outcome: Outcome; written: () => void }[] = [];
+  private writing = false;
+  private idle: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
 
   constructor(
@@ -24,16 +24,17 @@ export class OutcomeRecorder {
     private readonly options: RecorderOptions,
   ) {}
 
-  add(outcome: Outcome): void {
-    this.waiting.push(outcome);
-    if (this.waiting.length >= this.options.maxBatch) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.options.maxDelayMs);
+  /** Queues the outcome; resolves once it is written (or the recorder has failed). */
+  add(outcome: Outcome): Promise<void> {
+    return new Promise<void>((written) => {
+      this.waiting.push({ outcome, written });
+      if (!this.writing) this.idle = this.drain();
+    });
   }
 
-  /** Writes whatever waits and resolves once every write is done; throws the first failure. */
+  /** Resolves once every write is done; throws the first failure. */
   async close(): Promise<void> {
-    this.flush();
-    await this.writing;
+    await this.idle;
     if (this.failure !== undefined) throw this.failure;
   }
 
@@ -42,16 +43,20 @@ export class OutcomeRecorder {
     return this.failure !== undefined;
   }
 
-  private flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.waiting.length === 0) return;
-    const batch = this.waiting;
-    this.waiting = [];
-    this.writing = this.writing.then(() =>
-      this.write(batch).catch((error: unknown) => {
-        this.failure ??= error instanceof Error ? error : new Error(String(error));
-      }),
-    );
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, this.options.maxBatch);
+        if (this.failure === undefined) {
+          await this.write(batch.map((entry) => entry.outcome)).catch((error: unknown) => {
+            this.failure ??= error instanceof Error ? error : new Error(String(error));
+          });
+        }
+        for (const entry of batch) entry.written();
+      }
+    } finally {
+      this.writing = false;
+    }
   }
 }

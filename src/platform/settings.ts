@@ -77,12 +77,10 @@ export const DELIVERY_LEASE_MARGIN_MS = 5_000;
  */
 export const RECORD_RETRY_MAX_MS = 5_000;
 /**
- * Outcomes are written in bulk: at most this many at once, at most this long after a 250.
- * The delay bounds the window in which a crash can resend a delivered message; the batch
- * keeps one outcome transaction per 100 messages at full speed.
+ * Outcomes are written by group commit (the ones that arrived while the previous write ran go
+ * together), at most this many in one transaction.
  */
 export const RECORD_BATCH = 100;
-export const RECORD_DELAY_MS = 50;
 /**
  * Tries of one outcome write before the job gives up (100 ms, doubling): the messages are
  * already out, so a deadlock victim or a database blip must not lose their outcomes.
