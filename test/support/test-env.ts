@@ -33,6 +33,8 @@ export class TestEnv {
     readonly config: HeraldConfig,
     readonly databaseName: string,
     private readonly databaseServer: string,
+    /** Where this env's keys live: not config.redisUrl, which a test may point at nothing. */
+    private readonly redisServer: string,
   ) {}
 
   static async create(
@@ -59,7 +61,7 @@ export class TestEnv {
       ...overrides,
     });
     if (migrated) await migrate(config.databaseUrl);
-    return new TestEnv(config, databaseName, databaseServer);
+    return new TestEnv(config, databaseName, databaseServer, redisUrl);
   }
 
   /** Drops the database and every Redis key under this env's prefix. */
@@ -71,7 +73,7 @@ export class TestEnv {
     } finally {
       await admin.end();
     }
-    const redis = new Redis(this.config.redisUrl);
+    const redis = new Redis(this.redisServer);
     try {
       let cursor = '0';
       do {
