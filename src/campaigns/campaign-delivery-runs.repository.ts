@@ -2,22 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { Campaign } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
-import type { Db, PgClient } from '../platform/database/db';
+import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { Db } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import * as sql from './campaign-delivery-runs.sql';
-
-/** What one run's outcomes added to the campaign's counters. */
-export interface RunCounts {
-  delivered: number;
-  failed: number;
-  hardBounces: number;
-  softBounces: number;
-  skippedErased: number;
-  skippedUnsubscribed: number;
-  skippedBounced: number;
-  skippedComplained: number;
-  skippedSuppressed: number;
-}
 
 /** The run a delivery job holds: which rows it may claim and write, and for how long. */
 export interface RunIdentity {
@@ -53,24 +41,19 @@ export class CampaignDeliveryRunsRepository {
     return rowCount === 1;
   }
 
-  /** Adds outcome counts to the run, inside the outcome transaction. */
-  async count(run: RunIdentity, counts: RunCounts, client: PgClient): Promise<void> {
-    if (Object.values(counts).every((n) => n === 0)) return;
-    await client.query(sql.COUNT_INTO_RUN, [
-      run.id,
-      run.campaignId,
-      run.accountId,
-      run.batch,
-      counts.delivered,
-      counts.failed,
-      counts.hardBounces,
-      counts.softBounces,
-      counts.skippedErased,
-      counts.skippedUnsubscribed,
-      counts.skippedBounced,
-      counts.skippedComplained,
-      counts.skippedSuppressed,
-    ]);
+  /**
+   * Adds the run's part of an outcome write to `statement`: what the ledger part's `outcomes`
+   * ended is added to the run's counters.
+   */
+  addCounts(statement: ComposedStatement, run: RunIdentity): void {
+    statement.with(
+      sql.countOutcomesPart({
+        run: statement.param(run.id),
+        campaign: statement.param(run.campaignId),
+        account: statement.param(run.accountId),
+        batch: statement.param(run.batch),
+      }),
+    );
   }
 
   /** The run has ended: its counts move to the campaign and the row goes. */

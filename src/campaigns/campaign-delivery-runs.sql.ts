@@ -15,30 +15,47 @@ export const RENEW_RUN = `
    WHERE id = $1 AND lease_until > now()`;
 
 /**
- * Adds outcome counts to a run, inside the outcome transaction. The row may be gone (an expired
- * run folded while its worker was frozen): it is then recreated, already expired, and folded
- * by the next run of the batch or when the campaign completes. $1 run, $2 campaign, $3 account,
- * $4 batch, $5–$13 the counts in RUN_COUNTERS order.
+ * The run's part of an outcome write: adds what the ledger part's `outcomes` ended to the
+ * run's counters. The row may be gone (an expired run folded while its worker was frozen): it
+ * is then recreated, already expired, and folded by the next run of the batch or when the
+ * campaign completes. Nothing is written when no row ended.
  */
-export const COUNT_INTO_RUN = `
-  INSERT INTO campaign_delivery_runs
-         (id, campaign_id, account_id, batch, lease_until, delivered, failed, hard_bounces,
-          soft_bounces, skipped_erased, skipped_unsubscribed, skipped_bounced,
-          skipped_complained, skipped_suppressed)
-  VALUES ($1, $2, $3, $4, '-infinity', $5, $6, $7, $8, $9, $10, $11, $12, $13)
-  ON CONFLICT (id) DO UPDATE SET
-         delivered = campaign_delivery_runs.delivered + excluded.delivered,
-         failed = campaign_delivery_runs.failed + excluded.failed,
-         hard_bounces = campaign_delivery_runs.hard_bounces + excluded.hard_bounces,
-         soft_bounces = campaign_delivery_runs.soft_bounces + excluded.soft_bounces,
-         skipped_erased = campaign_delivery_runs.skipped_erased + excluded.skipped_erased,
-         skipped_unsubscribed =
-           campaign_delivery_runs.skipped_unsubscribed + excluded.skipped_unsubscribed,
-         skipped_bounced = campaign_delivery_runs.skipped_bounced + excluded.skipped_bounced,
-         skipped_complained =
-           campaign_delivery_runs.skipped_complained + excluded.skipped_complained,
-         skipped_suppressed =
-           campaign_delivery_runs.skipped_suppressed + excluded.skipped_suppressed`;
+export const countOutcomesPart = (p: {
+  run: string;
+  campaign: string;
+  account: string;
+  batch: string;
+}) => `
+  run_counted AS (
+    INSERT INTO campaign_delivery_runs
+           (id, campaign_id, account_id, batch, lease_until, delivered, failed, hard_bounces,
+            soft_bounces, skipped_erased, skipped_unsubscribed, skipped_bounced,
+            skipped_complained, skipped_suppressed)
+    SELECT ${p.run}::uuid, ${p.campaign}::uuid, ${p.account}::uuid, ${p.batch}::int, '-infinity',
+           count(*) FILTER (WHERE status = 'sent'),
+           count(*) FILTER (WHERE status = 'failed'),
+           count(*) FILTER (WHERE status = 'failed' AND hard_bounce),
+           count(*) FILTER (WHERE status = 'failed' AND NOT hard_bounce AND smtp_code IS NOT NULL),
+           count(*) FILTER (WHERE skip_reason = 'erased'),
+           count(*) FILTER (WHERE skip_reason = 'unsubscribed'),
+           count(*) FILTER (WHERE skip_reason = 'bounced'),
+           count(*) FILTER (WHERE skip_reason = 'complained'),
+           count(*) FILTER (WHERE skip_reason = 'suppressed')
+      FROM outcomes
+    HAVING count(*) > 0
+    ON CONFLICT (id) DO UPDATE SET
+           delivered = campaign_delivery_runs.delivered + excluded.delivered,
+           failed = campaign_delivery_runs.failed + excluded.failed,
+           hard_bounces = campaign_delivery_runs.hard_bounces + excluded.hard_bounces,
+           soft_bounces = campaign_delivery_runs.soft_bounces + excluded.soft_bounces,
+           skipped_erased = campaign_delivery_runs.skipped_erased + excluded.skipped_erased,
+           skipped_unsubscribed =
+             campaign_delivery_runs.skipped_unsubscribed + excluded.skipped_unsubscribed,
+           skipped_bounced = campaign_delivery_runs.skipped_bounced + excluded.skipped_bounced,
+           skipped_complained =
+             campaign_delivery_runs.skipped_complained + excluded.skipped_complained,
+           skipped_suppressed =
+             campaign_delivery_runs.skipped_suppressed + excluded.skipped_suppressed)`;
 
 /**
  * Deletes the chosen runs of a campaign and adds their counts to the campaign's counters, in

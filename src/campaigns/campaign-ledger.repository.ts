@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
-import type { Db, PgClient } from '../platform/database/db';
+import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { Db } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './campaign-ledger.sql';
@@ -108,63 +109,44 @@ export class CampaignLedgerRepository {
   }
 
   /**
-   * Writes final outcomes onto rows the run still holds, inside the outcome transaction;
-   * returns the subscriber ids actually written, so counters count each once.
+   * Adds the ledger's part of an outcome write to `statement` (see outcomesPart): the final
+   * outcomes written onto the rows the run still holds, the temporary refusals deferred, and
+   * the relations `outcomes` (every row that ended) and `sends` (the messages the relay
+   * answered for good) that the counting parts read.
    */
-  async writeOutcomes(
+  addOutcomes(
+    statement: ComposedStatement,
     run: RunIdentity,
-    outcomes: FinalOutcome[],
-    client: PgClient,
-  ): Promise<Set<string>> {
-    if (outcomes.length === 0) return new Set();
-    const { rows } = await client.query<{ id: string }>(sql.WRITE_OUTCOMES, [
-      run.campaignId,
-      run.accountId,
-      outcomes.map((o) => o.subscriberId),
-      outcomes.map((o) =>
-        o.kind === 'delivered' ? 'sent' : o.kind === 'failed' ? 'failed' : 'skipped',
-      ),
-      outcomes.map((o) => (o.kind === 'skipped' ? o.reason : null)),
-      outcomes.map((o) => (o.kind === 'failed' ? (o.smtpCode ?? null) : null)),
-      outcomes.map((o) => (o.kind === 'failed' ? (o.reason ?? null) : null)),
-      run.id,
-    ]);
-    return new Set(rows.map((row) => row.id));
-  }
-
-  /**
-   * Temporary refusals of rows the run holds: each waits for its next try (see
-   * SmtpRetryPolicy), or fails once its first refusal is older than the horizon. Returns the
-   * ones that failed, as outcomes to count.
-   */
-  async defer(
-    run: RunIdentity,
-    deferrals: Outcome[],
+    outcomes: Outcome[],
     policy: SmtpRetryPolicy,
-    client: PgClient,
-  ): Promise<FinalOutcome[]> {
-    if (deferrals.length === 0) return [];
-    const { rows } = await client.query<{ id: string; status: string; code: number | null }>(
-      sql.DEFER,
-      [
-        run.campaignId,
-        run.accountId,
-        deferrals.map((o) => o.subscriberId),
-        deferrals.map((o) => (o.kind === 'deferred' ? (o.smtpCode ?? null) : null)),
-        run.id,
-        policy.firstSeconds,
-        policy.maxSeconds,
-        policy.horizonSeconds,
-      ],
+  ): void {
+    const final = outcomes.filter((o): o is FinalOutcome => o.kind !== 'deferred');
+    const deferred = outcomes.filter((o) => o.kind === 'deferred');
+    const p = (value: unknown) => statement.param(value);
+    statement.with(
+      sql.outcomesPart({
+        campaign: p(run.campaignId),
+        account: p(run.accountId),
+        run: p(run.id),
+        ids: p(final.map((o) => o.subscriberId)),
+        statuses: p(
+          final.map((o) =>
+            o.kind === 'delivered' ? 'sent' : o.kind === 'failed' ? 'failed' : 'skipped',
+          ),
+        ),
+        reasons: p(final.map((o) => (o.kind === 'skipped' ? o.reason : null))),
+        codes: p(final.map((o) => (o.kind === 'failed' ? (o.smtpCode ?? null) : null))),
+        failures: p(final.map((o) => (o.kind === 'failed' ? (o.reason ?? null) : null))),
+        hard: p(final.map((o) => o.kind === 'failed' && o.hardBounce)),
+        deferredIds: p(deferred.map((o) => o.subscriberId)),
+        deferredCodes: p(
+          deferred.map((o) => (o.kind === 'deferred' ? (o.smtpCode ?? null) : null)),
+        ),
+        first: p(policy.firstSeconds),
+        max: p(policy.maxSeconds),
+        horizon: p(policy.horizonSeconds),
+      }),
     );
-    return rows
-      .filter((row) => row.status === 'failed')
-      .map((row) => ({
-        subscriberId: row.id,
-        kind: 'failed',
-        hardBounce: false,
-        smtpCode: row.code ?? undefined,
-      }));
   }
 
   /**

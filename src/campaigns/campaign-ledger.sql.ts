@@ -34,42 +34,79 @@ export const CLAIM = `
    WHERE r.campaign_id = $1 AND r.subscriber_id = picked.subscriber_id
   RETURNING r.subscriber_id::text, picked.taken_over`;
 
-/**
- * Final outcomes of rows claimed by run $8 and still `sending`: an outcome reported twice
- * writes (and counts) once, and a run whose claim was taken over writes nothing. $1 campaign,
- * $2 account, then parallel arrays: $3 subscriber ids, $4 statuses, $5 skip reasons, $6 SMTP
- * codes, $7 failure reasons; $8 run.
- */
-export const WRITE_OUTCOMES = `
-  UPDATE campaign_recipients r
-     SET status = v.status, skip_reason = v.reason, smtp_code = v.code, fail_reason = v.failure,
-         sent_at = CASE WHEN v.status IN ('sent', 'failed') THEN now() END,
-         claim_run = NULL, next_attempt_at = NULL
-    FROM unnest($3::uuid[], $4::recipient_status[], $5::skip_reason[], $6::int[], $7::text[])
-           AS v(id, status, reason, code, failure)
-   WHERE r.campaign_id = $1 AND r.subscriber_id = ANY($3::uuid[]) AND r.subscriber_id = v.id
-     AND r.account_id = $2 AND r.status = 'sending' AND r.claim_run = $8
-  RETURNING r.subscriber_id::text AS id`;
+/** Placeholders of the outcome write's ledger part (see outcomesPart). */
+export interface OutcomeParams {
+  campaign: string;
+  account: string;
+  run: string;
+  /** Parallel arrays of the final outcomes: subscriber ids, statuses, skip reasons, SMTP codes, failure reasons, hard bounces. */
+  ids: string;
+  statuses: string;
+  reasons: string;
+  codes: string;
+  failures: string;
+  hard: string;
+  /** Parallel arrays of the temporary refusals: subscriber ids, SMTP codes. */
+  deferredIds: string;
+  deferredCodes: string;
+  /** The retry policy, in seconds: first wait, longest wait, horizon. */
+  first: string;
+  max: string;
+  horizon: string;
+}
 
 /**
- * Temporary refusals of rows claimed by run $5: each row is deferred to its next try, the
- * wait doubling per attempt from $6 seconds up to $7, or failed once the first refusal is more
- * than $8 seconds old (the retry horizon). $1 campaign, $2 account, $3 subscriber ids, $4 SMTP
- * codes (parallel arrays). Returns each row written with its new status.
+ * The ledger's part of an outcome write, as common table expressions. Only rows the run still
+ * holds (`sending`, claimed by it) are written: an outcome reported twice writes once, and a
+ * run whose claim was taken over writes nothing. Final outcomes end their rows; a temporary
+ * refusal defers its row to the next try, the wait doubling per attempt from the first wait
+ * up to the longest, or fails it once its first refusal is older than the horizon. Names
+ * `outcomes`: every row that ended here (subscriber_id, status 'sent' | 'failed' | 'skipped',
+ * skip_reason, smtp_code, hard_bounce), for the parts that count them.
  */
-export const DEFER = `
-  UPDATE campaign_recipients r
-     SET status = CASE WHEN r.deferred_since <= now() - make_interval(secs => $8)
-                       THEN 'failed' ELSE 'deferred' END::recipient_status,
-         deferred_since = coalesce(r.deferred_since, now()),
-         next_attempt_at = now() + make_interval(
-           secs => least($7::float8, $6::float8 * power(2, least(greatest(r.attempts - 1, 0), 30)))),
-         sent_at = CASE WHEN r.deferred_since <= now() - make_interval(secs => $8) THEN now() END,
-         smtp_code = v.code, claim_run = NULL
-    FROM unnest($3::uuid[], $4::int[]) AS v(id, code)
-   WHERE r.campaign_id = $1 AND r.subscriber_id = ANY($3::uuid[]) AND r.subscriber_id = v.id
-     AND r.account_id = $2 AND r.status = 'sending' AND r.claim_run = $5
-  RETURNING r.subscriber_id::text AS id, r.status::text AS status, r.smtp_code AS code`;
+export const outcomesPart = (p: OutcomeParams) => `
+  written AS (
+    UPDATE campaign_recipients r
+       SET status = v.status, skip_reason = v.reason, smtp_code = v.code, fail_reason = v.failure,
+           sent_at = CASE WHEN v.status IN ('sent', 'failed') THEN now() END,
+           claim_run = NULL, next_attempt_at = NULL
+      FROM unnest(${p.ids}::uuid[], ${p.statuses}::recipient_status[], ${p.reasons}::skip_reason[],
+                  ${p.codes}::int[], ${p.failures}::text[], ${p.hard}::bool[])
+             AS v(id, status, reason, code, failure, hard)
+     WHERE r.campaign_id = ${p.campaign}::uuid AND r.subscriber_id = ANY(${p.ids}::uuid[])
+       AND r.subscriber_id = v.id AND r.account_id = ${p.account}::uuid
+       AND r.status = 'sending' AND r.claim_run = ${p.run}::uuid
+    RETURNING r.subscriber_id, r.status::text AS status, r.skip_reason::text AS skip_reason,
+              r.smtp_code, v.hard AS hard_bounce),
+  deferred AS (
+    UPDATE campaign_recipients r
+       SET status = CASE WHEN r.deferred_since <= now() - make_interval(secs => ${p.horizon}::float8)
+                         THEN 'failed' ELSE 'deferred' END::recipient_status,
+           deferred_since = coalesce(r.deferred_since, now()),
+           next_attempt_at = now() + make_interval(secs => least(${p.max}::float8,
+             ${p.first}::float8 * power(2, least(greatest(r.attempts - 1, 0), 30)))),
+           sent_at = CASE WHEN r.deferred_since <= now() - make_interval(secs => ${p.horizon}::float8)
+                          THEN now() END,
+           smtp_code = v.code, claim_run = NULL
+      FROM unnest(${p.deferredIds}::uuid[], ${p.deferredCodes}::int[]) AS v(id, code)
+     WHERE r.campaign_id = ${p.campaign}::uuid AND r.subscriber_id = ANY(${p.deferredIds}::uuid[])
+       AND r.subscriber_id = v.id AND r.account_id = ${p.account}::uuid
+       AND r.status = 'sending' AND r.claim_run = ${p.run}::uuid
+    RETURNING r.subscriber_id, r.status::text AS status, NULL::text AS skip_reason, r.smtp_code,
+              false AS hard_bounce),
+  outcomes AS (
+    SELECT * FROM written
+    UNION ALL
+    -- A refusal past the retry horizon is final: a failure, counted as a soft bounce.
+    SELECT * FROM deferred WHERE status = 'failed'),
+  -- The messages the relay answered for good: what the recipients' and the days' statistics
+  -- count as sent (a message that could not even be built never left).
+  sends AS (
+    SELECT subscriber_id, status = 'sent' AS delivered,
+           status = 'failed' AND hard_bounce AS hard_bounce,
+           status = 'failed' AND NOT hard_bounce AS soft_bounce
+      FROM outcomes
+     WHERE status = 'sent' OR (status = 'failed' AND smtp_code IS NOT NULL))`;
 
 /**
  * When the batch next needs a delivery run, or nothing when every row is final: now for rows

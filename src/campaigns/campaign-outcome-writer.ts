@@ -1,23 +1,36 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
+import { ComposedStatement } from '../platform/database/composed-statement';
 import { PgPool } from '../platform/database/pg-pool';
-import { CampaignSend, SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
+import { SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
 import { MailEvents } from '../stats/mail-events';
 import { SuppressionList } from '../suppression/suppression-list';
 import { campaignMailEvents } from './campaign-events';
-import {
-  CampaignDeliveryRunsRepository,
-  RunCounts,
-  RunIdentity,
-} from './campaign-delivery-runs.repository';
+import { CampaignDeliveryRunsRepository, RunIdentity } from './campaign-delivery-runs.repository';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
-import type { FinalOutcome, Outcome, SkipReason } from './recipient-outcome';
+import type { FinalOutcome, Outcome } from './recipient-outcome';
+
+/** A row the outcome write ended, as the statement returns it. */
+interface EndedRow {
+  id: string;
+  status: 'sent' | 'failed' | 'skipped';
+  smtpCode: number | null;
+  hardBounce: boolean;
+}
+
+/** The mail events a campaign's outcomes make (see campaignMailEvents). */
+const SEND_EVENTS = ['sent', 'delivered', 'bounced'] as const;
 
 /**
- * Writes the outcomes of one chunk of deliveries in one transaction on PgPool (the hot path:
- * see docs/decisions.md): the ledger rows, the recipients' statistics and the run's counters,
- * in bulk. Only rows the run still holds are written, and everything counted follows the rows
+ * Writes the outcomes of a group of deliveries (the hot path: a connection waits for this
+ * before it takes its next message) as one statement composed of each module's part: the
+ * ledger rows, the recipients' statistics, the suppression of addresses that bounced, the
+ * run's counters and the day's counters. One statement is atomic by itself, so there is no
+ * BEGIN or COMMIT round trip; only an account with webhook endpoints for these events adds a
+ * transaction around it, for the events' batch.
+ *
+ * Only rows the run still holds are written, and everything counted is counted from the rows
  * written, so an outcome reported twice, or by a run whose claim was taken over, counts once
  * or not at all. The campaign row is not touched: concurrent runs never wait on each other.
  * Temporary refusals become deferrals (or failures, past the retry horizon).
@@ -36,45 +49,48 @@ export class CampaignOutcomeWriter {
 
   async record(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const final = outcomes.filter((o): o is FinalOutcome => o.kind !== 'deferred');
-    const deferred = outcomes.filter((o) => o.kind === 'deferred');
     const { accountId, campaignId } = run;
+    const at = new Date();
 
+    const statement = new ComposedStatement();
+    this.ledger.addOutcomes(statement, run, outcomes, this.config.smtpRetry);
+    this.statistics.addCampaignSends(statement, accountId, 'sends');
+    // A refusal at SMTP time suppresses the address like a bounce report would; only a
+    // refusal can, so without one the part is left out.
+    const refusals = outcomes.filter(
+      (o) => o.kind === 'deferred' || (o.kind === 'failed' && o.smtpCode !== undefined),
+    ).length;
+    if (refusals > 0) {
+      this.suppressions.addSuppressed(statement, accountId, 'counted', refusals, 'hard_bounce');
+    }
+    this.runs.addCounts(statement, run);
+    this.mailEvents.addSendCounts(statement, accountId, at, 'sends');
+    const { text, values } = statement.build(`
+      SELECT subscriber_id::text AS id, status, smtp_code AS "smtpCode",
+             hard_bounce AS "hardBounce"
+        FROM outcomes`);
+
+    if (!(await this.mailEvents.publishesAny(accountId, [...SEND_EVENTS]))) {
+      await this.pool.query(text, values);
+      return;
+    }
     await this.pool.transaction(async (client) => {
-      const written = await this.ledger.writeOutcomes(run, final, client);
-      const applied = final.filter((o) => written.has(o.subscriberId));
-      // A refusal past the retry horizon is final: a failure, counted as a soft bounce.
-      const expired = await this.ledger.defer(run, deferred, this.config.smtpRetry, client);
-      applied.push(...expired);
-
-      const sends: CampaignSend[] = [];
-      for (const o of applied) {
-        if (o.kind === 'skipped') continue;
-        const hardBounce = o.kind === 'failed' && o.hardBounce;
-        sends.push({ subscriberId: o.subscriberId, delivered: o.kind === 'delivered', hardBounce });
-      }
-      const bounced = await this.statistics.recordCampaignSends(accountId, sends, client);
-      // A refusal at SMTP time suppresses the address like a bounce report would.
-      await this.suppressions.suppressMany(client, accountId, bounced, 'hard_bounce');
-      await this.runs.count(run, countsOf(applied), client);
-      await this.mailEvents.record(client, accountId, campaignMailEvents(campaignId, applied));
+      const { rows } = await client.query<EndedRow>(text, values);
+      // Skips make no mail event.
+      const sends = rows.filter((row) => row.status !== 'skipped').map(sendOutcomeOf);
+      const events = campaignMailEvents(campaignId, sends);
+      await this.mailEvents.publishCounted(client, accountId, events, at);
     });
   }
 }
 
-function countsOf(applied: FinalOutcome[]): RunCounts {
-  const count = (predicate: (o: FinalOutcome) => boolean) => applied.filter(predicate).length;
-  const skipped = (reason: SkipReason) => count((o) => o.kind === 'skipped' && o.reason === reason);
+/** The outcome a row sent or failed ended with, as its mail events tell it. */
+function sendOutcomeOf(row: EndedRow): FinalOutcome {
+  if (row.status === 'sent') return { subscriberId: row.id, kind: 'delivered' };
   return {
-    delivered: count((o) => o.kind === 'delivered'),
-    failed: count((o) => o.kind === 'failed'),
-    hardBounces: count((o) => o.kind === 'failed' && o.hardBounce),
-    // A relay's temporary refusal that outlasted the retry horizon: a soft bounce.
-    softBounces: count((o) => o.kind === 'failed' && !o.hardBounce && o.smtpCode !== undefined),
-    skippedErased: skipped('erased'),
-    skippedUnsubscribed: skipped('unsubscribed'),
-    skippedBounced: skipped('bounced'),
-    skippedComplained: skipped('complained'),
-    skippedSuppressed: skipped('suppressed'),
+    subscriberId: row.id,
+    kind: 'failed',
+    hardBounce: row.hardBounce,
+    smtpCode: row.smtpCode ?? undefined,
   };
 }

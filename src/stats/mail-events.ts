@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import type { AccountId } from '../platform/database/account-id';
+import type { ComposedStatement } from '../platform/database/composed-statement';
 import type { SqlRunner } from '../platform/database/sql-runner';
 import { messageIdHeader } from '../platform/mail/mail-transport';
 import { OutboundEvent, WebhookEventType } from '../webhooks/webhook-event-types';
@@ -104,11 +105,41 @@ export class MailEvents implements OnModuleInit {
     const at = new Date();
     const batch = await this.outbound(db, accountId, events, at);
     // The events' batch rides on the statement that counts the days: publishing them costs
-    // the transaction no round trip of its own (it holds the campaign's row lock on the send
-    // path, so every round trip in it is one the whole send waits for).
+    // the transaction no round trip of its own (on the send path, a connection waits for this
+    // commit before it takes its next message, so every round trip in it slows the send).
     const carried = await this.count(db, accountId, events, at, batch);
     if (!batch) return;
     if (!carried) await this.publisher.write(db, batch);
+    this.publisher.published();
+  }
+
+  /**
+   * The days' part of a campaign's outcome write, added to `statement`: the messages of the
+   * relation `sends` (delivered, hard_bounce, soft_bounce) counted on the day of `at` exactly
+   * as record() counts the `sent`, `delivered` and `bounced` events they make. Their webhook
+   * events then go out with publishCounted, in the statement's transaction.
+   */
+  addSendCounts(statement: ComposedStatement, accountId: AccountId, at: Date, sends: string) {
+    this.stats.addSendCounts(statement, accountId, utcDay(at), sends);
+  }
+
+  /** Whether any endpoint of the account wants a webhook event for one of these kinds. */
+  async publishesAny(accountId: AccountId, kinds: MailEvent['kind'][]): Promise<boolean> {
+    const wanted = await this.publisher.wantedTypes(accountId);
+    return kinds.some((kind) => {
+      const type = EVENT_TYPE[kind];
+      return type !== undefined && wanted.has(type);
+    });
+  }
+
+  /**
+   * record() for events a composed statement has already counted (addSendCounts): only their
+   * webhook events are published, in the caller's transaction.
+   */
+  async publishCounted(db: SqlRunner, accountId: AccountId, events: MailEvent[], at: Date) {
+    const batch = await this.outbound(db, accountId, events, at);
+    if (!batch) return;
+    await this.publisher.write(db, batch);
     this.publisher.published();
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { AccountId } from '../platform/database/account-id';
+import type { ComposedStatement } from '../platform/database/composed-statement';
 import { PrismaService } from '../platform/database/prisma.service';
 import { runSql, SqlRunner } from '../platform/database/sql-runner';
 import * as sql from './stats.sql';
@@ -64,6 +65,13 @@ export class StatsRepository {
     const other = alongside?.(params.length + 1);
     const text = other ? `WITH ${other.withItem} ${sql.COUNT_DAYS}` : sql.COUNT_DAYS;
     await runSql(db, text, other ? [...params, ...other.params] : params);
+  }
+
+  /** Adds the days' part of a campaign's outcome write to `statement` (see countSendsPart). */
+  addSendCounts(statement: ComposedStatement, accountId: AccountId, day: string, sends: string) {
+    statement.with(
+      sql.countSendsPart({ account: statement.param(accountId), day: statement.param(day), sends }),
+    );
   }
 
   async countCampaign(db: SqlRunner, accountId: AccountId, campaignId: string, c: CampaignCounts) {

@@ -22,14 +22,43 @@ export const DAILY_COLUMNS = [
 ] as const;
 export type DailyColumn = (typeof DAILY_COLUMNS)[number];
 
+/**
+ * How many rows a day's counters are spread over. Every write lands in the row of its
+ * connection's shard (backend pid modulo this), so send transactions on different pooled
+ * connections rarely wait for each other's commit on a counter row; reads add the shards up.
+ * One connection runs one transaction at a time, so a transaction's days, locked in sorted
+ * order within one shard, cannot deadlock with another's.
+ */
+export const DAY_SHARDS = 16;
+
 /** Adds to the days' counters. $1 account, $2 days (sorted), then one bigint array per column. */
 export const COUNT_DAYS = `
-  INSERT INTO daily_stats (account_id, day, ${DAILY_COLUMNS.join(', ')})
-  SELECT $1, d.day, ${DAILY_COLUMNS.map((c) => `d.${c}`).join(', ')}
+  INSERT INTO daily_stats (account_id, day, shard, ${DAILY_COLUMNS.join(', ')})
+  SELECT $1, d.day, (pg_backend_pid() % ${DAY_SHARDS})::smallint,
+         ${DAILY_COLUMNS.map((c) => `d.${c}`).join(', ')}
     FROM unnest($2::date[], ${DAILY_COLUMNS.map((_, i) => `$${i + 3}::bigint[]`).join(', ')})
            AS d(day, ${DAILY_COLUMNS.join(', ')})
-  ON CONFLICT (account_id, day) DO UPDATE SET
+  ON CONFLICT (account_id, day, shard) DO UPDATE SET
     ${DAILY_COLUMNS.map((c) => `${c} = daily_stats.${c} + EXCLUDED.${c}`).join(',\n    ')}`;
+
+/**
+ * The days' part of a campaign's outcome write: counts the messages of the relation `sends`
+ * (delivered, hard_bounce, soft_bounce) on the day, as COUNT_DAYS would count their `sent`,
+ * `delivered` and `bounced` events. Nothing is written when there is nothing to count.
+ */
+export const countSendsPart = (p: { account: string; day: string; sends: string }) => `
+  days_counted AS (
+    INSERT INTO daily_stats (account_id, day, shard, sent, delivered, hard_bounces, soft_bounces)
+    SELECT ${p.account}::uuid, ${p.day}::date, (pg_backend_pid() % ${DAY_SHARDS})::smallint,
+           count(*), count(*) FILTER (WHERE delivered), count(*) FILTER (WHERE hard_bounce),
+           count(*) FILTER (WHERE soft_bounce)
+      FROM ${p.sends}
+    HAVING count(*) > 0
+    ON CONFLICT (account_id, day, shard) DO UPDATE SET
+      sent = daily_stats.sent + EXCLUDED.sent,
+      delivered = daily_stats.delivered + EXCLUDED.delivered,
+      hard_bounces = daily_stats.hard_bounces + EXCLUDED.hard_bounces,
+      soft_bounces = daily_stats.soft_bounces + EXCLUDED.soft_bounces)`;
 
 /** Adds to a campaign's engagement counters. $1 campaign, $2 account, $3..$8 the amounts. */
 export const COUNT_CAMPAIGN = `
@@ -69,9 +98,10 @@ export const COUNT_LINK = `
 /** The days of an account between two dates, inclusive. $1 account, $2 from, $3 to. */
 export const DAYS_BETWEEN = `
   SELECT to_char(day, 'YYYY-MM-DD') AS day,
-         ${DAILY_COLUMNS.map((c) => `${c}::bigint::text AS ${c}`).join(', ')}
+         ${DAILY_COLUMNS.map((c) => `sum(${c})::bigint::text AS ${c}`).join(', ')}
     FROM daily_stats
    WHERE account_id = $1 AND day BETWEEN $2::date AND $3::date
+   GROUP BY day
    ORDER BY day`;
 
 /** A campaign's engagement counters. $1 account, $2 campaign. */

@@ -1,18 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { FeedbackKind } from '../feedback/feedback-report';
 import type { AccountId } from '../platform/database/account-id';
+import type { ComposedStatement } from '../platform/database/composed-statement';
 import { SOFT_BOUNCE_LIMIT, SuppressionReason } from '../suppression/suppression-reason';
-import type { Db, PgClient } from '../platform/database/db';
+import type { Db } from '../platform/database/db';
 import * as sql from './subscribers.sql';
-
-/** One campaign message's fate, as the recipient's statistics count it. */
-export interface CampaignSend {
-  subscriberId: string;
-  /** Accepted by the SMTP server (250); otherwise failed. */
-  delivered: boolean;
-  /** A permanent refusal (5xx): counted as a hard bounce, and the subscriber is `bounced`. */
-  hardBounce: boolean;
-}
 
 /** What a feedback report did to a subscriber: whether (and why) to suppress the address. */
 export interface FeedbackEffect {
@@ -29,28 +21,12 @@ export interface FeedbackEffect {
 @Injectable()
 export class SubscriberStatisticsRepository {
   /**
-   * A chunk of campaign sends in one UPDATE, inside the campaign's outcome transaction.
-   * Returns the addresses to suppress: a hard bounce, or the SOFT_BOUNCE_LIMIT-th soft one.
+   * Adds the recipients' part of an outcome write to `statement`: every message of the
+   * relation `sends` is counted on its subscriber (see countCampaignSendsPart), naming
+   * `counted`, the addresses counted and whether each must now be suppressed.
    */
-  async countCampaignSends(
-    accountId: AccountId,
-    sends: CampaignSend[],
-    client: PgClient,
-  ): Promise<string[]> {
-    if (sends.length === 0) return [];
-    // Rows are locked in id order (see the statement); parallel arrays follow the same order.
-    const sorted = [...sends].sort((x, y) => (x.subscriberId < y.subscriberId ? -1 : 1));
-    const { rows } = await client.query<{ email_normalized: string; suppress: boolean }>(
-      sql.COUNT_CAMPAIGN_SENDS,
-      [
-        accountId,
-        sorted.map((s) => s.subscriberId),
-        sorted.map((s) => (s.delivered ? 1 : 0)),
-        sorted.map((s) => (!s.delivered && s.hardBounce ? 1 : 0)),
-        sorted.map((s) => (!s.delivered && !s.hardBounce ? 1 : 0)),
-      ],
-    );
-    return rows.filter((row) => row.suppress).map((row) => row.email_normalized);
+  addCampaignSends(statement: ComposedStatement, accountId: AccountId, sends: string): void {
+    statement.with(sql.countCampaignSendsPart({ account: statement.param(accountId), sends }));
   }
 
   /** A transactional message delivered to this address, if a subscriber has it. */

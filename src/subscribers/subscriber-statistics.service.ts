@@ -1,15 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { FeedbackKind } from '../feedback/feedback-report';
 import type { AccountId } from '../platform/database/account-id';
-import type { Db, PgClient } from '../platform/database/db';
+import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { Db } from '../platform/database/db';
 import type { EngagementKind } from './subscribers.sql';
-import {
-  CampaignSend,
-  FeedbackEffect,
-  SubscriberStatisticsRepository,
-} from './subscriber-statistics.repository';
+import { FeedbackEffect, SubscriberStatisticsRepository } from './subscriber-statistics.repository';
 
-export type { CampaignSend, FeedbackEffect } from './subscriber-statistics.repository';
+export type { FeedbackEffect } from './subscriber-statistics.repository';
 
 /**
  * How other modules count what happened to mail sent to subscribers: campaign sends, the
@@ -21,11 +18,14 @@ export class SubscriberStatistics {
   constructor(private readonly statistics: SubscriberStatisticsRepository) {}
 
   /**
-   * Campaign outcomes written to the ledger in `client`'s transaction (the send hot path).
-   * Returns the addresses to suppress (a hard bounce, or too many soft ones in a row).
+   * Adds the recipients' part of a campaign's outcome write (the send hot path) to
+   * `statement`: each message of the relation `sends` (subscriber_id, delivered, hard_bounce,
+   * soft_bounce) is counted on its subscriber, and a hard bounce, or too many soft ones in a
+   * row, marks the subscriber bounced. Names `counted`: (email_normalized, suppress), the
+   * addresses to suppress.
    */
-  recordCampaignSends(accountId: AccountId, sends: CampaignSend[], client: PgClient) {
-    return this.statistics.countCampaignSends(accountId, sends, client);
+  addCampaignSends(statement: ComposedStatement, accountId: AccountId, sends: string): void {
+    this.statistics.addCampaignSends(statement, accountId, sends);
   }
 
   /**

@@ -68,30 +68,34 @@ export const unsubscribe = (accountId: AccountId, id: string) => Prisma.sql`
      AND status <> 'unsubscribed'`;
 
 /**
- * One UPDATE for a whole chunk of campaign recipients: sent, delivered, bounces,
- * last_sent_at. A hard bounce, or the SOFT_BOUNCE_LIMIT-th soft bounce in a row, marks a
- * subscribed person bounced and returns their address for the suppression list. The locking
- * subquery takes the row locks in id order before anything changes, so concurrent campaigns
- * cannot deadlock on them. $1 account, then parallel arrays sorted by id: $2 ids,
- * $3 delivered (0/1), $4 hard bounce (0/1), $5 soft bounce (0/1).
+ * The recipients' part of an outcome write: counts each message of `sends` (subscriber_id,
+ * delivered, hard_bounce, soft_bounce) on its subscriber (sent, delivered, bounces,
+ * last_sent_at). A hard bounce, or the SOFT_BOUNCE_LIMIT-th soft bounce in a row, marks a
+ * subscribed person bounced. Names `counted`: each address counted, with whether it must now
+ * be suppressed. The locking subquery takes the row locks in id order before anything
+ * changes, so concurrent campaigns cannot deadlock on them.
  */
-export const COUNT_CAMPAIGN_SENDS = `
-  UPDATE subscribers s
-     SET stat_sent = s.stat_sent + 1,
-         stat_delivered = s.stat_delivered + v.delivered,
-         stat_hard_bounces = s.stat_hard_bounces + v.hard,
-         stat_soft_bounces = s.stat_soft_bounces + v.soft,
-         soft_bounce_streak = s.soft_bounce_streak + v.soft,
-         status = CASE WHEN s.status = 'subscribed'
-                        AND (v.hard = 1 OR (v.soft = 1 AND s.soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT}))
-                       THEN 'bounced' ELSE s.status END,
-         last_sent_at = now()
-    FROM (SELECT id FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])
-           ORDER BY id FOR UPDATE) locked,
-         unnest($2::uuid[], $3::int[], $4::int[], $5::int[]) AS v(id, delivered, hard, soft)
-   WHERE s.id = locked.id AND s.id = v.id
-  RETURNING s.email_normalized,
-            (v.hard = 1 OR (v.soft = 1 AND s.soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT})) AS suppress`;
+export const countCampaignSendsPart = (p: { account: string; sends: string }) => `
+  counted AS (
+    UPDATE subscribers s
+       SET stat_sent = s.stat_sent + 1,
+           stat_delivered = s.stat_delivered + v.delivered::int,
+           stat_hard_bounces = s.stat_hard_bounces + v.hard_bounce::int,
+           stat_soft_bounces = s.stat_soft_bounces + v.soft_bounce::int,
+           soft_bounce_streak = s.soft_bounce_streak + v.soft_bounce::int,
+           status = CASE WHEN s.status = 'subscribed'
+                          AND (v.hard_bounce OR (v.soft_bounce
+                               AND s.soft_bounce_streak + 1 >= ${SOFT_BOUNCE_LIMIT}))
+                         THEN 'bounced' ELSE s.status END,
+           last_sent_at = now()
+      FROM (SELECT id FROM subscribers
+             WHERE account_id = ${p.account}::uuid AND id IN (SELECT subscriber_id FROM ${p.sends})
+             ORDER BY id FOR UPDATE) locked,
+           ${p.sends} v
+     WHERE s.id = locked.id AND s.id = v.subscriber_id
+    RETURNING s.email_normalized,
+              (v.hard_bounce OR (v.soft_bounce AND s.soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT}))
+                AS suppress)`;
 
 /** A transactional message to this address was delivered. */
 export const countTransactionalDelivery = (accountId: AccountId, emailNormalized: string) =>

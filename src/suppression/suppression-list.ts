@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, Suppression } from '../generated/prisma/client';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
+import type { ComposedStatement } from '../platform/database/composed-statement';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import { SuppressionReason } from './suppression-reason';
-import { SqlClient, SuppressionsRepository } from './suppressions.repository';
+import { SuppressionsRepository } from './suppressions.repository';
 
 type Db = Prisma.TransactionClient;
 
@@ -53,13 +54,18 @@ export class SuppressionList {
     return this.repository.add(accountId, emailNormalized, reason, db);
   }
 
-  /** suppress() for many addresses at once, on a pg client inside the caller's transaction. */
-  suppressMany(
-    client: SqlClient,
+  /**
+   * suppress() for the addresses of a relation of a composed statement (email_normalized,
+   * suppress) marked `suppress`, at most `most` of them: part of the send pipeline's outcome
+   * write.
+   */
+  addSuppressed(
+    statement: ComposedStatement,
     accountId: AccountId,
-    emailsNormalized: string[],
+    source: string,
+    most: number,
     reason: SuppressionReason,
-  ): Promise<void> {
-    return this.repository.addMany(client, accountId, emailsNormalized, reason);
+  ): void {
+    this.repository.addFrom(statement, accountId, source, most, reason);
   }
 }

@@ -1,18 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, Suppression } from '../generated/prisma/client';
-import { newId } from '../platform/crypto/ids';
+import { newId, newIds } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
+import type { ComposedStatement } from '../platform/database/composed-statement';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
 import { SuppressionReason } from './suppression-reason';
 import * as sql from './suppressions.sql';
 
 type Db = Prisma.TransactionClient;
-
-/** A pg client inside a caller's transaction (the send pipeline writes through PgPool). */
-export interface SqlClient {
-  query(text: string, params: unknown[]): Promise<unknown>;
-}
 
 /**
  * The only writer of `suppressions`. Addresses are stored normalised (lower-cased, trimmed).
@@ -55,16 +51,25 @@ export class SuppressionsRepository {
     return { entry, created: inserted !== undefined };
   }
 
-  /** Adds many addresses in one statement, on a pg client inside the caller's transaction. */
-  async addMany(
-    client: SqlClient,
+  /**
+   * Adds to `statement` the listing of every address of the relation `source`
+   * (email_normalized, suppress) marked `suppress`; at most `most` of them.
+   */
+  addFrom(
+    statement: ComposedStatement,
     accountId: AccountId,
-    emailsNormalized: string[],
+    source: string,
+    most: number,
     reason: SuppressionReason,
-  ): Promise<void> {
-    if (emailsNormalized.length === 0) return;
-    const ids = emailsNormalized.map(() => newId());
-    await client.query(sql.ADD_MANY, [accountId, ids, emailsNormalized, reason]);
+  ): void {
+    statement.with(
+      sql.addFromPart({
+        source,
+        ids: statement.param(newIds(most)),
+        account: statement.param(accountId),
+        reason: statement.param(reason),
+      }),
+    );
   }
 
   /** Which of these addresses are listed (the send pipeline's check of each chunk). */

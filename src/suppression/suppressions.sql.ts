@@ -17,14 +17,22 @@ export const add = (
   RETURNING id::text`;
 
 /**
- * Many addresses at once, on a pg client (the send pipeline). $1 account, $2 ids,
- * $3 normalised addresses, $4 reason.
+ * A part of a composed write (the send pipeline's outcomes): lists every address of the
+ * relation `source` (email_normalized, suppress) marked `suppress`, unless already listed.
+ * Ids come from the array `ids`, one per row at most.
  */
-export const ADD_MANY = `
-  INSERT INTO suppressions (id, account_id, email_normalized, reason)
-  SELECT v.id, $1::uuid, v.email, $4
-    FROM unnest($2::uuid[], $3::text[]) AS v(id, email)
-  ON CONFLICT (account_id, email_normalized) DO NOTHING`;
+export const addFromPart = (p: {
+  source: string;
+  ids: string;
+  account: string;
+  reason: string;
+}) => `
+  suppressed AS (
+    INSERT INTO suppressions (id, account_id, email_normalized, reason)
+    SELECT (${p.ids}::uuid[])[n], ${p.account}::uuid, email_normalized, ${p.reason}
+      FROM (SELECT email_normalized, row_number() OVER () AS n
+              FROM ${p.source} WHERE suppress) listed
+    ON CONFLICT (account_id, email_normalized) DO NOTHING)`;
 
 /** Deletes the entry, returning what it was. */
 export const remove = (accountId: AccountId, emailNormalized: string) => Prisma.sql`

@@ -356,6 +356,12 @@ describe('campaign send over SMTP', () => {
         [people[4].id],
       );
       expect(row).toEqual({ status: 'failed', smtp_code: 550 });
+      // The relay's refusal lists the address, as a bounce report would.
+      const listed = await env.sql<{ reason: string }>(
+        `SELECT reason FROM suppressions WHERE email_normalized = $1`,
+        [people[4].email.toLowerCase()],
+      );
+      expect(listed).toEqual([{ reason: 'hard_bounce' }]);
     });
   });
 });
