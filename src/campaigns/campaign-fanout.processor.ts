@@ -70,12 +70,14 @@ export class CampaignFanoutProcessor extends WorkerHost {
 
     if (!campaign.fanoutDoneAt) {
       const audience = await this.audience(accountId, campaign.segmentId);
-      for (;;) {
+      // The first snapshot is one delivery batch, so the first messages leave while the rest
+      // of the audience is still being written; later ones are larger (fewer transactions).
+      for (let rows = DELIVERY_BATCH; ; rows = FANOUT_BATCH) {
         const { batches, done } = await this.snapshot.snapshotBatch(
           accountId,
           campaignId,
           audience,
-          FANOUT_BATCH,
+          rows,
           DELIVERY_BATCH,
         );
         await this.queue.enqueueDeliveries(accountId, campaignId, batches);
