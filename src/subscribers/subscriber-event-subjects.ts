@@ -3,6 +3,7 @@ import { Subscriber } from '../generated/prisma/client';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { runSql } from '../platform/database/sql-runner';
 import { MailEventSubjects } from '../stats/mail-event-subjects';
+import { fromPgRow } from './subscriber-events';
 import { presentSubscriber } from './subscriber.presenter';
 import * as sql from './subscriber-subjects.sql';
 
@@ -22,9 +23,7 @@ export class SubscriberEventSubjects implements OnModuleInit {
       },
       subscriber: async (db, accountId, id) => {
         const [row] = await runSql<Subscriber>(db, sql.SUBSCRIBER_ROW, [accountId, id]);
-        if (!row) return null;
-        // pg hands bigint over as text and Prisma as BigInt; the presenter wants a BigInt.
-        return presentSubscriber({ ...row, statRevenueCents: BigInt(row.statRevenueCents) });
+        return row ? presentSubscriber(fromPgRow(row)) : null;
       },
       subscriberIdByEmail: async (db, accountId, email) => {
         const [row] = await runSql<{ id: string }>(db, sql.ID_BY_EMAIL, [

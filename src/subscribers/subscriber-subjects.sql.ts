@@ -5,9 +5,9 @@
 export const EMAILS_OF = `
   SELECT id::text, email FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])`;
 
-/** $1 account, $2 subscriber id. */
-export const SUBSCRIBER_ROW = `
-  SELECT id, account_id AS "accountId", email, email_normalized AS "emailNormalized",
+/** Every column of a subscriber row, named as the Prisma model names them. */
+const SUBSCRIBER_COLUMNS = `
+  id, account_id AS "accountId", email, email_normalized AS "emailNormalized",
          first_name AS "firstName", last_name AS "lastName", phone, address1, address2, city,
          state, zip, country_code AS "countryCode", birthdate, gender,
          income_level AS "incomeLevel", membership_status AS "membershipStatus", status,
@@ -18,8 +18,17 @@ export const SUBSCRIBER_ROW = `
          stat_soft_bounces AS "statSoftBounces", stat_revenue_cents AS "statRevenueCents",
          last_sent_at AS "lastSentAt", last_open_at AS "lastOpenAt",
          last_click_at AS "lastClickAt", soft_bounce_streak AS "softBounceStreak",
-         created_at AS "createdAt", updated_at AS "updatedAt"
+         created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** $1 account, $2 subscriber id. */
+export const SUBSCRIBER_ROW = `
+  SELECT ${SUBSCRIBER_COLUMNS}
     FROM subscribers WHERE account_id = $1 AND id = $2::uuid`;
+
+/** $1 account, $2 subscriber ids. */
+export const SUBSCRIBER_ROWS = `
+  SELECT ${SUBSCRIBER_COLUMNS}
+    FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])`;
 
 /** $1 account, $2 normalised address. */
 export const ID_BY_EMAIL = `

@@ -23,7 +23,7 @@ import type { FeedbackKind } from '../feedback/feedback-report';
 import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
 import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
-import { subscriberEvent } from './subscriber-events';
+import { bulkWriteEvents, subscriberEvent } from './subscriber-events';
 import { PgPool } from '../platform/database/pg-pool';
 import { checkAgainstDto, MAX_DETAILS } from '../platform/errors/validation.pipe';
 import { BatchResponse, BatchResultDto } from './subscriber-batch.dto';
@@ -172,14 +172,19 @@ export class SubscribersService {
       else valid.push({ position: index, body: instance });
     }
     if (valid.length > 0) {
-      const outcomes = await this.pool.transaction((client) =>
-        this.bulk.write(client, valid, {
+      const outcomes = await this.pool.transaction(async (client) => {
+        const written = await this.bulk.write(client, valid, {
           mode: 'upsert',
           mergeCustomFields: false,
           actor: caller,
           endpoint: 'POST /v1/subscribers/batch',
-        }),
-      );
+        });
+        // Announced like single writes, in the same transaction.
+        const wanted = await this.events.wantedTypes(caller.accountId);
+        const events = await bulkWriteEvents(client, caller.accountId, written, wanted);
+        await this.events.publish(client, caller.accountId, events);
+        return written;
+      });
       for (const outcome of outcomes) results[outcome.position] = batchResult(outcome);
     }
     return { results };

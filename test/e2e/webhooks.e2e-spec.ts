@@ -216,6 +216,50 @@ describe('outbound webhooks', () => {
     expect(stored).toEqual([]);
   }, 60_000);
 
+  it('announces the subscribers a batch write created or changed, and only those', async () => {
+    await call('post', '/v1/subscribers').send({ email: 'eve@example.com' }).expect(201);
+    const { results } = (
+      await call('post', '/v1/subscribers/batch')
+        .send({
+          subscribers: [
+            { email: 'fay@example.com', first_name: 'Fay' },
+            { email: 'eve@example.com', first_name: 'Eve' },
+            { email: 'gus@example.com' },
+            { email: 'not an email' },
+            { email: 'gus@example.com', city: 'Oslo' },
+          ],
+        })
+        .expect(200)
+    ).body as { results: { status: string; id?: string }[] };
+    expect(results.map((r) => r.status)).toEqual([
+      'created',
+      'updated',
+      'created',
+      'failed',
+      'updated',
+    ]);
+    const emailsOf = (type: string) =>
+      receiver.events(type).map((event) => (event.data as { email: string }).email);
+    await waitFor(() => emailsOf('subscriber.created').includes('gus@example.com'));
+    await waitFor(() => emailsOf('subscriber.updated').includes('eve@example.com'));
+    expect(emailsOf('subscriber.created')).toEqual(
+      expect.arrayContaining(['fay@example.com', 'gus@example.com']),
+    );
+    const eve = receiver
+      .events('subscriber.updated')
+      .find((event) => (event.data as { email: string }).email === 'eve@example.com')!;
+    expect(eve.data).toMatchObject({ id: results[1].id, first_name: 'Eve' });
+    // One event per subscriber: gus, created then changed by the same write, is one creation,
+    // with the write's final state.
+    expect(emailsOf('subscriber.updated').filter((e) => e === 'eve@example.com')).toHaveLength(1);
+    expect(emailsOf('subscriber.updated')).not.toContain('gus@example.com');
+    const gus = receiver
+      .events('subscriber.created')
+      .filter((event) => (event.data as { email: string }).email === 'gus@example.com');
+    expect(gus).toHaveLength(1);
+    expect(gus[0].data).toMatchObject({ city: 'Oslo' });
+  });
+
   it('rejects a tampered payload when verifying', () => {
     const genuine = receiver.received.find((r) => r.event?.type === 'email.delivered')!;
     const headers = {
