@@ -109,7 +109,9 @@ export class ImportRunner {
       if (items.length === 0) continue;
       const prepared = await this.prepare(accountId, items, job);
       await writing;
-      writing = this.writeBatch(accountId, job, items, prepared);
+      // Only the rows' range goes on: their cells can be collected while the batch is written.
+      const rows = { first: items[0].row, last: items[items.length - 1].row };
+      writing = this.writeBatch(accountId, job, rows, prepared);
       // Awaited before the next batch (or at the end); until then a failure must not count as
       // unhandled.
       writing.catch(() => undefined);
@@ -174,7 +176,7 @@ export class ImportRunner {
   private async writeBatch(
     accountId: AccountId,
     job: ImportRun,
-    batch: CsvItem[],
+    { first, last }: { first: number; last: number },
     prepared: PreparedBatch,
   ): Promise<void> {
     const errors: ImportRowError[] = [];
@@ -193,8 +195,6 @@ export class ImportRunner {
     };
     for (const { row, details } of prepared.refusals) refuse(row, details);
     const items = prepared.items;
-    const last = batch[batch.length - 1].row;
-    const first = batch[0].row;
     const actor: AuditActor = {
       accountId,
       apiKeyId: job.apiKeyId ?? undefined,
