@@ -79,7 +79,7 @@ describe('csvBatches with records over the size limit', () => {
     for (let round = 0; round < 400; round++) {
       const newline = random(2) === 0 ? '\n' : '\r\n';
       const lines = ['email,name'];
-      const expected: string[] = [];
+      const records: { line: number; written: string; cells: string }[] = [];
       for (let record = random(30); record > 0; record--) {
         if (random(8) === 0) {
           lines.push(''); // an empty line is no record
@@ -94,15 +94,21 @@ describe('csvBatches with records over the size limit', () => {
         const written = cells
           .map(({ text, quoted }) => (quoted ? `"${text.replace(/"/g, '""')}"` : text))
           .join(',');
+        records.push({
+          line: lines.length,
+          written,
+          cells: cells.map(({ text }) => text).join('|'),
+        });
         lines.push(written);
-        const row = expected.length + 1;
-        expected.push(
-          Buffer.byteLength(written + newline) > limit
-            ? `${row}:too long`
-            : `${row}:${cells.map(({ text }) => text).join('|')}`,
-        );
       }
-      const bytes = Buffer.from(lines.join(newline) + newline);
+      // The last record ends the file or a line, as either happens.
+      const endsWithNewline = random(2) === 0;
+      const bytes = Buffer.from(lines.join(newline) + (endsWithNewline ? newline : ''));
+      const expected = records.map(({ line, written, cells }, index) => {
+        const ended = endsWithNewline || line < lines.length - 1;
+        const size = Buffer.byteLength(ended ? written + newline : written);
+        return size > limit ? `${index + 1}:too long` : `${index + 1}:${cells}`;
+      });
       const chunks: Buffer[] = [];
       for (let at = 0; at < bytes.length;) {
         const size = 1 + random(70);
