@@ -67,3 +67,62 @@ describe('csvBatches', () => {
     }
   });
 });
+
+describe('csvBatches with records over the size limit', () => {
+  it('refuses each one alone, in its place, and reads every record after it', async () => {
+    let state = 11;
+    const random = (below: number) => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % below;
+    };
+    const limit = 40;
+    for (let round = 0; round < 400; round++) {
+      const newline = random(2) === 0 ? '\n' : '\r\n';
+      const lines = ['email,name'];
+      const records: { line: number; written: string; cells: string }[] = [];
+      for (let record = random(30); record > 0; record--) {
+        if (random(8) === 0) {
+          lines.push(''); // an empty line is no record
+          continue;
+        }
+        const cells = Array.from({ length: 1 + random(3) }, (_, index) => {
+          const text = 'x'.repeat(random(index === 0 ? 25 : 12) + (index === 0 ? 1 : 0));
+          return random(3) === 0
+            ? { text: `${text}"${newline}"`, quoted: true }
+            : { text, quoted: false };
+        });
+        const written = cells
+          .map(({ text, quoted }) => (quoted ? `"${text.replace(/"/g, '""')}"` : text))
+          .join(',');
+        records.push({
+          line: lines.length,
+          written,
+          cells: cells.map(({ text }) => text).join('|'),
+        });
+        lines.push(written);
+      }
+      // The last record ends the file or a line, as either happens.
+      const endsWithNewline = random(2) === 0;
+      const bytes = Buffer.from(lines.join(newline) + (endsWithNewline ? newline : ''));
+      const expected = records.map(({ line, written, cells }, index) => {
+        const ended = endsWithNewline || line < lines.length - 1;
+        const size = Buffer.byteLength(ended ? written + newline : written);
+        return size > limit ? `${index + 1}:too long` : `${index + 1}:${cells}`;
+      });
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < bytes.length;) {
+        const size = 1 + random(70);
+        chunks.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      const seen: string[] = [];
+      for await (const batch of csvBatches(Readable.from(chunks), ',', 1 + random(5), limit)) {
+        for (const item of batch) {
+          seen.push('cells' in item ? describeItem(item) : `${item.row}:too long`);
+          if ('problem' in item) expect(item.problem).toBe('This row is longer than 40 bytes.');
+        }
+      }
+      expect(seen).toEqual(expected);
+    }
+  });
+});

@@ -4,6 +4,24 @@ import { SubscriberProfileDto } from './subscriber.dto';
 
 type Columns = Prisma.SubscriberUncheckedUpdateInput;
 
+/** Text fields and their columns. */
+const TEXT_COLUMNS: readonly (readonly [keyof SubscriberProfileDto, keyof Columns])[] = [
+  ['first_name', 'firstName'],
+  ['last_name', 'lastName'],
+  ['phone', 'phone'],
+  ['address1', 'address1'],
+  ['address2', 'address2'],
+  ['city', 'city'],
+  ['state', 'state'],
+  ['zip', 'zip'],
+  ['country_code', 'countryCode'],
+  ['gender', 'gender'],
+  ['income_level', 'incomeLevel'],
+  ['membership_status', 'membershipStatus'],
+  ['timezone', 'timezone'],
+  ['status', 'status'],
+];
+
 /**
  * Turns the fields a client sent into column values. Absent fields are left alone; `null`
  * clears a field (lists and objects to empty). Free-form request `statistics` are merged
@@ -18,23 +36,7 @@ export function toColumns(
     columns.email = body.email.trim();
     columns.emailNormalized = normalizeEmail(body.email);
   }
-  const text: [keyof SubscriberProfileDto, keyof Columns][] = [
-    ['first_name', 'firstName'],
-    ['last_name', 'lastName'],
-    ['phone', 'phone'],
-    ['address1', 'address1'],
-    ['address2', 'address2'],
-    ['city', 'city'],
-    ['state', 'state'],
-    ['zip', 'zip'],
-    ['country_code', 'countryCode'],
-    ['gender', 'gender'],
-    ['income_level', 'incomeLevel'],
-    ['membership_status', 'membershipStatus'],
-    ['timezone', 'timezone'],
-    ['status', 'status'],
-  ];
-  for (const [field, column] of text) {
+  for (const [field, column] of TEXT_COLUMNS) {
     if (body[field] !== undefined) (columns as Record<string, unknown>)[column] = body[field];
   }
   if (body.birthdate !== undefined) {

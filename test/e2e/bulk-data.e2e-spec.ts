@@ -200,6 +200,51 @@ describe('data in bulk', () => {
       expect(stored).toEqual([{ n: 0 }]); // the upload is deleted once imported
     });
 
+    it('refuses a row over 64 KiB as one row error and imports every row after it', async () => {
+      // Rows of 70 KiB and 200 KiB (past several 48 KiB chunks of the stored file), one of
+      // them a quoted cell with line breaks inside, each followed by ordinary rows.
+      const lines = ['email,first_name,notes'];
+      const oversized = new Map<number, string>([
+        [3, `big@long.test,Big,${'n'.repeat(70 * 1024)}`],
+        [9, `quoted@long.test,Quoted,"${'line\n'.repeat(40 * 1024)}"`],
+        [10, `wide@long.test,Wide,${'w'.repeat(200 * 1024)}`],
+      ]);
+      for (let row = 1; row <= 40; row++) {
+        lines.push(oversized.get(row) ?? `r${row}@long.test,Reader ${row},`);
+      }
+      const accepted = await post('/v1/imports')
+        .attach('file', Buffer.from(`${lines.join('\r\n')}\r\n`), {
+          filename: 'long.csv',
+          contentType: 'text/csv',
+        })
+        .expect(202);
+      const done = await importDone(accepted.body.id);
+      expect(done).toMatchObject({
+        status: 'done',
+        rows_total: 40,
+        rows_processed: 40,
+        created: 37,
+        failed: 3,
+      });
+      const tooLong = 'This row is longer than 64 KiB.';
+      expect(done.errors).toEqual([
+        { row: 3, field: 'row', message: tooLong },
+        { row: 9, field: 'row', message: tooLong },
+        { row: 10, field: 'row', message: tooLong },
+      ]);
+      const rows = await env.sql<{ email: string; first_name: string }>(
+        `SELECT email, first_name FROM subscribers WHERE email LIKE '%@long.test'`,
+      );
+      const expected = lines
+        .slice(1)
+        .map((line, index) => [line, index + 1] as const)
+        .filter(([, row]) => !oversized.has(row))
+        .map(([, row]) => ({ email: `r${row}@long.test`, first_name: `Reader ${row}` }));
+      const byEmail = (a: { email: string }, b: { email: string }) =>
+        a.email.localeCompare(b.email);
+      expect(rows.sort(byEmail)).toEqual(expected.sort(byEmail));
+    });
+
     it('leaves existing subscribers alone in create mode', async () => {
       await post('/v1/subscribers')
         .send({ email: 'same@create.test', first_name: 'First' })

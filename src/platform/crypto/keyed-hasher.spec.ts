@@ -1,6 +1,58 @@
+import { domainToASCII } from 'node:url';
 import { KeyedHasher, normalizeEmail } from './keyed-hasher';
 
+/** The rule without its shortcuts for plain ASCII: NFC always, IDNA always. */
+function normalizedTheLongWay(email: string): string {
+  const folded = email.trim().toLowerCase().normalize('NFC');
+  const at = folded.lastIndexOf('@');
+  if (at < 0) return folded;
+  const domain = folded.slice(at + 1);
+  return `${folded.slice(0, at)}@${domainToASCII(domain) || domain}`;
+}
+
 describe('normalizeEmail', () => {
+  it('answers what NFC and IDNA answer, shortcuts or not', () => {
+    let state = 7;
+    const random = (below: number) => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % below;
+    };
+    const pieces = [
+      'a',
+      'Z',
+      'x',
+      '0',
+      '1',
+      '9',
+      '0x',
+      'xn--',
+      'xn--bcher-kva',
+      '-',
+      '_',
+      '.',
+      '..',
+      'e\u0301',
+      '\u00fc',
+      'ß',
+      ' ',
+      '%',
+      '123',
+      'com',
+      'ff',
+      '\u0130',
+      '\uFF21',
+      '\u3002',
+    ];
+    const emails = ['a@123', 'a@0x7f.1', 'a@a.0x10', 'a@b.09', 'a@b.c.', 'a@1.2.3.4', 'a@', '@b'];
+    for (let round = 0; round < 20_000; round++) {
+      let domain = '';
+      for (let count = 1 + random(6); count > 0; count--) domain += pieces[random(pieces.length)];
+      emails.push(`Local${random(3) === 0 ? '\u00c5' : ''}@${domain}`);
+    }
+    for (const email of emails)
+      expect([email, normalizeEmail(email)]).toEqual([email, normalizedTheLongWay(email)]);
+  });
+
   it('trims and lower-cases', () => {
     expect(normalizeEmail('  Ada@Example.COM ')).toBe('ada@example.com');
   });

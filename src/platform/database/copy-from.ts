@@ -2,6 +2,7 @@ import type { PgClient } from './db';
 
 /** What node-postgres hands a custom query to talk COPY with the server. */
 interface CopyConnection {
+  stream: { cork(): void; uncork(): void };
   query(text: string): void;
   sendCopyFromChunk(chunk: Buffer): void;
   endCopyFrom(): void;
@@ -26,11 +27,15 @@ export function copyFrom(client: PgClient, statement: string, data: string): Pro
         connection.query(statement);
       },
       handleCopyInResponse(connection: CopyConnection) {
+        // Every message of the COPY leaves in one write: system calls are not cheap where
+        // Herald runs (a sandboxed kernel, bench/import), and a batch is a few hundred KiB.
         const bytes = Buffer.from(data);
+        connection.stream.cork();
         for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
           connection.sendCopyFromChunk(bytes.subarray(at, at + CHUNK_BYTES));
         }
         connection.endCopyFrom();
+        connection.stream.uncork();
       },
       handleCommandComplete() {},
       handleError(error: Error) {

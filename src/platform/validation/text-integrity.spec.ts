@@ -1,5 +1,10 @@
 import { childPath } from './field-path';
-import { findInvalidText, hasInvalidCharacters, replaceInvalidCharacters } from './text-integrity';
+import {
+  containsInvalidText,
+  findInvalidText,
+  hasInvalidCharacters,
+  replaceInvalidCharacters,
+} from './text-integrity';
 
 describe('text integrity', () => {
   it.each([
@@ -27,5 +32,33 @@ describe('text integrity', () => {
     ]);
     expect(findInvalidText(value, childPath, 2)).toHaveLength(2);
     expect(findInvalidText('\u0000', childPath, 10)).toEqual([{ path: '', inKey: false }]);
+  });
+});
+
+describe('containsInvalidText', () => {
+  it('finds what findInvalidText finds, in any nesting', () => {
+    let state = 3;
+    const random = (below: number) => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % below;
+    };
+    const texts = ['ok', '', 'a\0b', '\uD800', 'x\uDC00', '\uD83D\uDE00', 'é'];
+    const value = (depth: number): unknown => {
+      const kind = random(depth > 3 ? 3 : 5);
+      if (kind === 0) return texts[random(texts.length)];
+      if (kind === 1) return random(2) === 0 ? 42 : null;
+      if (kind === 2) return true;
+      if (kind === 3) return Array.from({ length: random(4) }, () => value(depth + 1));
+      const entries: Record<string, unknown> = {};
+      for (let count = random(4); count > 0; count--) {
+        entries[texts[random(texts.length)] + String(count)] = value(depth + 1);
+      }
+      return entries;
+    };
+    for (let round = 0; round < 5_000; round++) {
+      const sample = value(0);
+      const expected = findInvalidText(sample, () => '', 1).length > 0;
+      expect([sample, containsInvalidText(sample)]).toEqual([sample, expected]);
+    }
   });
 });

@@ -14,7 +14,33 @@ export function hasInvalidCharacters(text: string): boolean {
 export function containsInvalidText(value: unknown): boolean {
   if (typeof value === 'string') return hasInvalidCharacters(value);
   if (typeof value !== 'object' || value === null) return false;
-  return findInvalidText(value, () => '', 1).length > 0;
+  // What findInvalidText would find first, without its paths: this runs on every CSV row.
+  const pending: object[] = [value];
+  while (pending.length > 0) {
+    const container = pending.pop()!;
+    if (Array.isArray(container)) {
+      for (const item of container as unknown[]) {
+        if (typeof item === 'string') {
+          if (INVALID.test(item)) return true;
+        } else if (typeof item === 'object' && item !== null) {
+          pending.push(item);
+        }
+      }
+      continue;
+    }
+    const entries = container as Record<string, unknown>;
+    for (const key in entries) {
+      if (!Object.hasOwn(entries, key)) continue;
+      if (INVALID.test(key)) return true;
+      const item = entries[key];
+      if (typeof item === 'string') {
+        if (INVALID.test(item)) return true;
+      } else if (typeof item === 'object' && item !== null) {
+        pending.push(item);
+      }
+    }
+  }
+  return false;
 }
 
 /** For showing a client's string back in a message: the invalid characters become U+FFFD. */
