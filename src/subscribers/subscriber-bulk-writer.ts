@@ -9,7 +9,8 @@ import type { PgClient } from '../platform/database/db';
 import type { ErrorDetail } from '../platform/errors/api-errors';
 import { SuppressionList } from '../suppression/suppression-list';
 import { toColumns } from './subscriber-columns';
-import { CreateSubscriberDto, CUSTOM_FIELDS, STATISTICS } from './subscriber.dto';
+import { CreateSubscriberDto } from './subscriber.dto';
+import { mergedOverLimit } from './subscriber-merged-limits';
 import { ProfileRow, SubscribersRepository } from './subscribers.repository';
 
 /** One validated item of a bulk write, at its place in the request or file. */
@@ -192,41 +193,6 @@ const SUPPRESSED: ErrorDetail = {
     'This address is on the suppression list; removing it (DELETE /v1/suppressions/{email}) ' +
     'is the way to mail it again.',
 };
-
-/**
- * Objects merged into what a subscriber has (custom fields of a CSV row, statistics) are
- * checked against the limits the DTO sets on each item alone: a row of 10 keys must not take a
- * subscriber that has 95 past 100.
- */
-const MERGED_LIMITS = [
-  ['customFields', 'custom_fields', CUSTOM_FIELDS],
-  ['importedStats', 'statistics', STATISTICS],
-] as const;
-
-function mergedOverLimit(columns: [string, unknown][]): ErrorDetail | undefined {
-  for (const [column, value] of columns) {
-    const limit = MERGED_LIMITS.find(([name]) => name === column);
-    if (!limit || typeof value !== 'object' || value === null) continue;
-    const [, field, { maxKeys, maxBytes }] = limit;
-    const keys = Object.keys(value).length;
-    if (keys > maxKeys) {
-      return {
-        field,
-        code: 'too_many_keys',
-        message: `${field} would have ${keys} keys with those the subscriber has; at most ${maxKeys}.`,
-      };
-    }
-    const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
-    if (bytes > maxBytes) {
-      return {
-        field,
-        code: 'too_large',
-        message: `${field} would take ${Math.ceil(bytes / 1024)} KiB as JSON with what the subscriber has; at most ${maxBytes / 1024} KiB.`,
-      };
-    }
-  }
-  return undefined;
-}
 
 /** A new subscriber's row: the item's fields over the table's defaults. */
 function newProfile(id: string, email: string, body: CreateSubscriberDto): ProfileRow {

@@ -24,6 +24,7 @@ import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.se
 import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
 import { bulkWriteEvents, subscriberEvent } from './subscriber-events';
+import { mergedOverLimit } from './subscriber-merged-limits';
 import { PgPool } from '../platform/database/pg-pool';
 import { checkAgainstDto, MAX_DETAILS } from '../platform/errors/validation.pipe';
 import { BatchResponse, BatchResultDto } from './subscriber-batch.dto';
@@ -116,6 +117,8 @@ export class SubscribersService {
       throw new NotFoundError('subscriber');
     }
     const columns = toColumns(body, current.importedStats as Prisma.JsonObject);
+    const overLimit = mergedOverLimit(Object.entries(columns));
+    if (overLimit) throw new ValidationFailedError([overLimit]);
     const emails = body.email === undefined ? [current.email] : [current.email, body.email];
     const updated = await this.erasureGuard.runNamedWrite(
       caller,

@@ -198,6 +198,25 @@ describe('subscribers', () => {
     expect(row.imported_stats).toEqual({ imported_opens: 12, source: 'mailchimp' });
   });
 
+  it('refuses a PATCH whose statistics, merged with those kept, would pass the limits', async () => {
+    const keys = (from: number, count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${from + i}`, i]));
+    const { body } = await create({ email: 'grow@example.com', statistics: keys(0, 60) }).expect(
+      201,
+    );
+    const refused = await patch(body.id, { statistics: keys(60, 60) }).expect(422);
+    expect(refused.body.error.details).toEqual([
+      expect.objectContaining({ field: 'statistics', code: 'too_many_keys' }),
+    ]);
+    // Nothing was written; a PATCH that stays within the limits still merges.
+    await patch(body.id, { statistics: keys(60, 40) }).expect(200);
+    const [row] = await env.sql<{ imported_stats: object }>(
+      'SELECT imported_stats FROM subscribers WHERE id = $1',
+      [body.id],
+    );
+    expect(Object.keys(row.imported_stats)).toHaveLength(100);
+  });
+
   it('answers 404 not_found for an unknown or malformed id', async () => {
     for (const id of ['01900000-0000-7000-8000-000000000000', 'not-a-uuid']) {
       const fetched = await get(id).expect(404);
