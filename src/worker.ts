@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module';
+import { WorkerModule } from './worker.module';
 import { loadConfig } from './platform/config/config';
 import { closeOnSignals } from './platform/lifecycle';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
@@ -8,7 +8,7 @@ import { createLogger, PinoNestLogger } from './platform/logging/logger';
 /** `npm run start:worker`: the send workers without HTTP. Run as many as you like. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.createApplicationContext(AppModule.worker(config), {
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new PinoNestLogger(createLogger(config.logLevel)),
   });
   closeOnSignals(app);

@@ -17,12 +17,14 @@
 // connection count, in ABBA order; more on a busy machine), BENCH_SUBSCRIBERS (10000), BENCH_NODE_ARGS
 // (none: node flags of both servers, e.g. `--cpu-prof --cpu-prof-dir=var/prof`; profiles are
 // written when the servers stop at the end), PG_SERVER (postgresql://postgres@127.0.0.1:5432),
-// REDIS_URL.
+// REDIS_URL. Herald runs with the Node flags of the `start:api` script in package.json (its heap
+// sizes are part of what production runs), the baseline with Node's defaults.
 
 import { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { newId } from '../../src/platform/crypto/ids';
-import { BenchHarness, freePort } from '../support/harness';
+import { BenchHarness, freePort, ROOT } from '../support/harness';
 import { withClient } from '../support/stores';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -35,6 +37,14 @@ const PATH = '/v1/subscribers?limit=25';
 const TARGET_THROUGHPUT = 0.9;
 const TARGET_P99 = 1.3;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** The Node flags of `npm run start:api`, between `node` and `dist/main.js`. */
+const API_FLAGS = (() => {
+  const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const words = scripts['start:api'].trim().split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/main.js'));
+})();
 
 const bench = new BenchHarness(
   {
@@ -199,7 +209,7 @@ async function main(): Promise<void> {
   // Herald's main.ts binds 0.0.0.0 (not ours to change); we only ever connect over 127.0.0.1.
   const herald = await startServer(
     'herald',
-    [...NODE_ARGS, 'dist/main.js', '--api-only'],
+    [...API_FLAGS, ...NODE_ARGS, 'dist/main.js', '--api-only'],
     await freePort(),
   );
   const baseline = await startServer(
@@ -210,6 +220,7 @@ async function main(): Promise<void> {
   const servers = [herald, baseline];
   await checkSameAnswers(servers, key);
   console.log('both servers return identical JSON for pages 1 and 2');
+  console.log(`herald runs with the start:api flags: ${API_FLAGS.join(' ') || '(none)'}`);
 
   const results: { connections: number; herald: Result; baseline: Result }[] = [];
   for (const connections of CONNECTIONS) {

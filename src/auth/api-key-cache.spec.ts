@@ -131,6 +131,22 @@ describe('ApiKeysService.authenticate with the cache', () => {
     expect(repository.lookups).toBe(2);
   });
 
+  it('shares one read among requests that miss the cache together', async () => {
+    const { service, repository } = serviceWith('active');
+    const keys = await Promise.all([1, 2, 3].map(() => service.authenticate(secret)));
+    expect(keys.map((key) => key?.id)).toEqual(['k1', 'k1', 'k1']);
+    expect(repository.lookups).toBe(1);
+  });
+
+  it('does not share a read that began before a key changed', async () => {
+    const { service, repository, cache } = serviceWith('active');
+    const first = service.authenticate(secret);
+    cache.forget('k1');
+    const second = service.authenticate(secret);
+    await Promise.all([first, second]);
+    expect(repository.lookups).toBe(2);
+  });
+
   it('never looks up a malformed secret', async () => {
     const { service, repository } = serviceWith('active');
     expect(await service.authenticate('sk_test_nope')).toBeUndefined();

@@ -23,6 +23,12 @@ export interface CreatedKey {
 /** Issuing and withdrawing keys: used by the operator CLI and the dashboard, never by /v1. */
 @Injectable()
 export class ApiKeysService {
+  /** Table reads in flight, by secret hash, with the cache generation each began in. */
+  private readonly lookups = new Map<
+    string,
+    { generation: number; key: Promise<StoredKey | undefined> }
+  >();
+
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly accounts: AccountsService,
@@ -88,14 +94,33 @@ export class ApiKeysService {
     if (!isLiveKey(secret)) return undefined;
     const secretHash = hashSecret(this.hasher, secret);
     const now = new Date();
-    let key = this.cache.get(secretHash, now.getTime());
-    if (!key) {
-      const generation = this.cache.generation();
-      key = await this.keys.findByHash(secretHash);
-      if (key?.status !== 'active') return undefined;
-      this.cache.remember(secretHash, key, generation, now.getTime());
-    }
+    const key = this.cache.get(secretHash, now.getTime()) ?? (await this.lookUp(secretHash, now));
+    if (!key) return undefined;
     await this.keys.touch(key, now);
+    return key;
+  }
+
+  /**
+   * Reads an active key from the table and caches it. Requests that miss the cache together (a
+   * busy key whose entry has just expired, or the first burst after start-up) share one read
+   * instead of each taking a connection, but only while no key has changed since that read
+   * began: a request arriving after a change reads the table again.
+   */
+  private lookUp(secretHash: string, now: Date): Promise<StoredKey | undefined> {
+    const generation = this.cache.generation();
+    const pending = this.lookups.get(secretHash);
+    if (pending?.generation === generation) return pending.key;
+    const key = this.keys
+      .findByHash(secretHash)
+      .then((row) => {
+        if (row?.status !== 'active') return undefined;
+        this.cache.remember(secretHash, row, generation, now.getTime());
+        return row;
+      })
+      .finally(() => {
+        if (this.lookups.get(secretHash)?.key === key) this.lookups.delete(secretHash);
+      });
+    this.lookups.set(secretHash, { generation, key });
     return key;
   }
 }

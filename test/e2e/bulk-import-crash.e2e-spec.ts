@@ -25,9 +25,10 @@ describe('a 100,000-row import across a worker crash', () => {
   const logs: string[] = [];
 
   const startWorker = () => {
-    const child = spawn(process.execPath, workerCommand(), {
+    const command = workerCommand();
+    const child = spawn(process.execPath, command.args, {
       cwd: ROOT,
-      env: processEnv(env, { LOG_LEVEL: 'info' }),
+      env: { ...processEnv(env, { LOG_LEVEL: 'info' }), ...command.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
@@ -155,16 +156,21 @@ interface ImportProgress {
   errors: unknown[];
 }
 
-/** `node <flags> dist/worker.js` exactly as `npm run start:worker` runs it. */
-function workerCommand(): string[] {
+/**
+ * `NAME=value… node <flags> dist/worker.js` exactly as `npm run start:worker` runs it: the
+ * leading settings (the C library's allocator is tuned there) and Node's arguments.
+ */
+function workerCommand(): { env: Record<string, string>; args: string[] } {
   const scripts = (
     JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     }
   ).scripts;
-  const [node, ...args] = scripts['start:worker'].split(' ');
-  if (node !== 'node') throw new Error(`start:worker does not start with node: ${node}`);
-  return args;
+  const words = scripts['start:worker'].trim().split(/\s+/);
+  const node = words.indexOf('node');
+  if (node < 0) throw new Error(`start:worker does not run node: ${scripts['start:worker']}`);
+  const settings = words.slice(0, node).map((word) => word.split('=', 2) as [string, string]);
+  return { env: Object.fromEntries(settings), args: words.slice(node + 1) };
 }
 
 /** Resident and peak resident memory of a process (Linux /proc), in MiB. */
