@@ -123,30 +123,52 @@ export class CampaignLedgerRepository {
     const final = outcomes.filter((o): o is FinalOutcome => o.kind !== 'deferred');
     const deferred = outcomes.filter((o) => o.kind === 'deferred');
     const p = (value: unknown) => statement.param(value);
+    const finals =
+      final.length === 0
+        ? {}
+        : {
+            ids: p(final.map((o) => o.subscriberId)),
+            statuses: p(
+              final.map((o) =>
+                o.kind === 'delivered' ? 'sent' : o.kind === 'failed' ? 'failed' : 'skipped',
+              ),
+            ),
+            reasons: p(final.map((o) => (o.kind === 'skipped' ? o.reason : null))),
+            codes: p(final.map((o) => (o.kind === 'failed' ? (o.smtpCode ?? null) : null))),
+            failures: p(final.map((o) => (o.kind === 'failed' ? (o.reason ?? null) : null))),
+            hard: p(final.map((o) => o.kind === 'failed' && o.hardBounce)),
+          };
+    const deferrals =
+      deferred.length === 0
+        ? {}
+        : {
+            deferredIds: p(deferred.map((o) => o.subscriberId)),
+            deferredCodes: p(
+              deferred.map((o) => (o.kind === 'deferred' ? (o.smtpCode ?? null) : null)),
+            ),
+            first: p(policy.firstSeconds),
+            max: p(policy.maxSeconds),
+            horizon: p(policy.horizonSeconds),
+          };
     statement.with(
       sql.outcomesPart({
         campaign: p(run.campaignId),
         account: p(run.accountId),
         run: p(run.id),
-        ids: p(final.map((o) => o.subscriberId)),
-        statuses: p(
-          final.map((o) =>
-            o.kind === 'delivered' ? 'sent' : o.kind === 'failed' ? 'failed' : 'skipped',
-          ),
-        ),
-        reasons: p(final.map((o) => (o.kind === 'skipped' ? o.reason : null))),
-        codes: p(final.map((o) => (o.kind === 'failed' ? (o.smtpCode ?? null) : null))),
-        failures: p(final.map((o) => (o.kind === 'failed' ? (o.reason ?? null) : null))),
-        hard: p(final.map((o) => o.kind === 'failed' && o.hardBounce)),
-        deferredIds: p(deferred.map((o) => o.subscriberId)),
-        deferredCodes: p(
-          deferred.map((o) => (o.kind === 'deferred' ? (o.smtpCode ?? null) : null)),
-        ),
-        first: p(policy.firstSeconds),
-        max: p(policy.maxSeconds),
-        horizon: p(policy.horizonSeconds),
+        ...finals,
+        ...deferrals,
       }),
     );
+  }
+
+  /**
+   * Refreshes the planner's statistics of the ledger once a campaign's audience is in it. The
+   * statistics autovacuum last took may predate the campaign's rows entirely; planned from
+   * them, the delivery runs' statements walk whole indexes of the campaign instead of looking
+   * their rows up by key. ANALYZE reads a fixed-size sample, whatever the table's size.
+   */
+  async refreshStatistics(): Promise<void> {
+    await this.pool.query('ANALYZE campaign_recipients');
   }
 
   /**
