@@ -83,7 +83,6 @@ export class CampaignFanoutProcessor extends WorkerHost {
         await this.queue.enqueueDeliveries(accountId, campaignId, batches);
         if (done) break;
       }
-      await this.ledger.refreshStatistics();
     }
     // An audience that was empty or entirely skipped has no delivery job to finish it.
     if (await this.completion.completeIfFinished(accountId, campaignId)) {

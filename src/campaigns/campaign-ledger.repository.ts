@@ -155,20 +155,11 @@ export class CampaignLedgerRepository {
         campaign: p(run.campaignId),
         account: p(run.accountId),
         run: p(run.id),
+        batch: p(run.batch),
         ...finals,
         ...deferrals,
       }),
     );
-  }
-
-  /**
-   * Refreshes the planner's statistics of the ledger once a campaign's audience is in it. The
-   * statistics autovacuum last took may predate the campaign's rows entirely; planned from
-   * them, the delivery runs' statements walk whole indexes of the campaign instead of looking
-   * their rows up by key. ANALYZE reads a fixed-size sample, whatever the table's size.
-   */
-  async refreshStatistics(): Promise<void> {
-    await this.pool.query('ANALYZE campaign_recipients');
   }
 
   /**

@@ -45,6 +45,7 @@ export interface OutcomeParams {
   campaign: string;
   account: string;
   run: string;
+  batch: string;
   /**
    * Parallel arrays of the final outcomes (subscriber ids, statuses, skip reasons, SMTP codes,
    * failure reasons, hard bounces); absent when there are none.
@@ -76,11 +77,13 @@ export interface OutcomeParams {
  * `outcomes`: every row that ended here (subscriber_id, status 'sent' | 'failed' | 'skipped',
  * skip_reason, smtp_code, hard_bounce), for the parts that count them.
  *
- * The rows are found by primary key, from the list. The status is compared as text so that
- * the planner cannot use the campaign's status index instead: its statistics, taken while the
- * ledger was all `pending`, promise few `sending` rows, but every message leaves a dead entry
- * there, and walking them made each write slower with every message the campaign had sent
- * (2 ms to 4 ms over 100,000). For the same reason an UPDATE with no rows to write is left out.
+ * Every index the rows can be found through bounds the walk to the run's batch: the list
+ * (primary key), or the batch (its own index). The status is compared as text so that the
+ * planner cannot use the campaign-wide status index instead: the ledger's statistics, often
+ * older than the campaign, promise few `sending` rows there, but every message the campaign
+ * has sent leaves a dead entry in it, and walking them made each write slower with every
+ * message (2 ms to 4 ms over 100,000). For the same reason an UPDATE with no rows to write is
+ * left out.
  */
 export const outcomesPart = (p: OutcomeParams) => `
   written AS (${
@@ -96,7 +99,8 @@ export const outcomesPart = (p: OutcomeParams) => `
              AS v(id, status, reason, code, failure, hard)
      WHERE r.campaign_id = ${p.campaign}::uuid AND r.subscriber_id = ANY(${p.ids}::uuid[])
        AND r.subscriber_id = v.id AND r.account_id = ${p.account}::uuid
-       AND r.status::text = 'sending' AND r.claim_run = ${p.run}::uuid
+       AND r.batch = ${p.batch}::int AND r.status::text = 'sending'
+       AND r.claim_run = ${p.run}::uuid
     RETURNING r.subscriber_id, r.status::text AS status, r.skip_reason::text AS skip_reason,
               r.smtp_code, v.hard AS hard_bounce`
   }),
@@ -118,7 +122,8 @@ ${
       FROM unnest(${p.deferredIds}::uuid[], ${p.deferredCodes}::int[]) AS v(id, code)
      WHERE r.campaign_id = ${p.campaign}::uuid AND r.subscriber_id = ANY(${p.deferredIds}::uuid[])
        AND r.subscriber_id = v.id AND r.account_id = ${p.account}::uuid
-       AND r.status::text = 'sending' AND r.claim_run = ${p.run}::uuid
+       AND r.batch = ${p.batch}::int AND r.status::text = 'sending'
+       AND r.claim_run = ${p.run}::uuid
     RETURNING r.subscriber_id, r.status::text AS status, NULL::text AS skip_reason, r.smtp_code,
               false AS hard_bounce),
   outcomes AS (
