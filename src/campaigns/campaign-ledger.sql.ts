@@ -69,6 +69,17 @@ export interface OutcomeParams {
 }
 
 /**
+ * The fence of an outcome write over `campaign_recipients r` joined to the list `v`: rows of
+ * the list (`ids`) still `sending` under this run. Every index the rows can be found through
+ * bounds the walk to the run's batch (see outcomesPart).
+ */
+const heldByRun = (p: OutcomeParams, ids: string) => `
+  r.campaign_id = ${p.campaign}::uuid AND r.subscriber_id = ANY(${ids}::uuid[])
+       AND r.subscriber_id = v.id AND r.account_id = ${p.account}::uuid
+       AND r.batch = ${p.batch}::int AND r.status::text = 'sending'
+       AND r.claim_run = ${p.run}::uuid`;
+
+/**
  * The ledger's part of an outcome write, as common table expressions. Only rows the run still
  * holds (`sending`, claimed by it) are written: an outcome reported twice writes once, and a
  * run whose claim was taken over writes nothing. Final outcomes end their rows; a temporary
@@ -97,10 +108,7 @@ export const outcomesPart = (p: OutcomeParams) => `
       FROM unnest(${p.ids}::uuid[], ${p.statuses}::recipient_status[], ${p.reasons}::skip_reason[],
                   ${p.codes}::int[], ${p.failures}::text[], ${p.hard}::bool[])
              AS v(id, status, reason, code, failure, hard)
-     WHERE r.campaign_id = ${p.campaign}::uuid AND r.subscriber_id = ANY(${p.ids}::uuid[])
-       AND r.subscriber_id = v.id AND r.account_id = ${p.account}::uuid
-       AND r.batch = ${p.batch}::int AND r.status::text = 'sending'
-       AND r.claim_run = ${p.run}::uuid
+     WHERE ${heldByRun(p, p.ids)}
     RETURNING r.subscriber_id, r.status::text AS status, r.skip_reason::text AS skip_reason,
               r.smtp_code, v.hard AS hard_bounce`
   }),
@@ -120,10 +128,7 @@ ${
                           THEN now() END,
            smtp_code = v.code, claim_run = NULL
       FROM unnest(${p.deferredIds}::uuid[], ${p.deferredCodes}::int[]) AS v(id, code)
-     WHERE r.campaign_id = ${p.campaign}::uuid AND r.subscriber_id = ANY(${p.deferredIds}::uuid[])
-       AND r.subscriber_id = v.id AND r.account_id = ${p.account}::uuid
-       AND r.batch = ${p.batch}::int AND r.status::text = 'sending'
-       AND r.claim_run = ${p.run}::uuid
+     WHERE ${heldByRun(p, p.deferredIds)}
     RETURNING r.subscriber_id, r.status::text AS status, NULL::text AS skip_reason, r.smtp_code,
               false AS hard_bounce),
   outcomes AS (
