@@ -31,7 +31,8 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newId } from '../../src/platform/crypto/ids';
-import { BenchHarness, freePort, ROOT, sleep } from '../support/harness';
+import { CpuMeter, CpuUse, pidsNamed, processCpuMs } from '../support/cpu-meter';
+import { BenchHarness, freePort, ROOT, sleep, Started } from '../support/harness';
 import { withClient } from '../support/stores';
 
 const SIZES = (process.env.BENCH_SIZES ?? '20000,100000').split(',').map(Number);
@@ -81,12 +82,6 @@ const bench = new BenchHarness(
 const env = bench.env;
 const start = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => bench.start(args, extraEnv);
 
-/** User + system CPU ms of a process so far (Linux /proc, 100 ticks/s). */
-function cpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** Peak resident set size of a process in MiB (Linux /proc VmHWM). */
 function peakRssMiB(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -106,6 +101,10 @@ class Sink {
     private readonly child: ChildProcess,
     readonly url: string,
   ) {}
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
 
   static async start(): Promise<Sink> {
     const child = fork(resolve(__dirname, 'sink.ts'), [], {
@@ -279,17 +278,30 @@ interface HeraldResult {
   peakRssMiB: number[];
   /** What PostgreSQL wrote per message while the mail went out, and until every event arrived. */
   writesDuringSend: string;
+  /** From the send to the last message at the sink: the machine's CPU and its parts. */
+  cpu: CpuUse;
   writesUntilEvents?: string;
+}
+
+/** The processes whose CPU a run accounts for, beside the whole machine's. */
+function meterOf(sink: Sink, herald: Record<string, () => (number | undefined)[]> = {}) {
+  return new CpuMeter({
+    ...herald,
+    sink: () => [sink.pid],
+    postgres: () => pidsNamed('postgres'),
+    redis: () => pidsNamed('redis-server'),
+  });
 }
 
 async function runHerald(
   sink: Sink,
+  apiPid: number | undefined,
   base: string,
   key: string,
   accountSize: number,
   receiver?: Receiver,
 ): Promise<HeraldResult> {
-  const workers = [];
+  const workers: Started[] = [];
   for (let i = 0; i < WORKERS; i++) {
     const worker = start([...WORKER.args, 'dist/worker.js'], {
       ...WORKER.env,
@@ -319,11 +331,17 @@ async function runHerald(
   await sink.reset();
   const receiverBase = receiver?.count ?? 0;
   const writesBefore = await tableWrites();
-  const cpuBefore = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
+  const cpuBefore = workers.reduce((sum, { child }) => sum + processCpuMs(child.pid), 0);
+  const meter = meterOf(sink, {
+    worker: () => workers.map(({ child }) => child.pid),
+    api: () => [apiPid],
+  });
+  const machineBefore = meter.snapshot();
   await api(base, key, 'POST', `/v1/campaigns/${campaign.id as string}/send`);
   const accepted = Date.now();
   // A loaded machine (other work on the same cores) can bring the rate down to 50 msg/s.
   const stats = await sink.waitFor(accountSize, Math.max(300_000, accountSize * 20));
+  const cpu = CpuMeter.between(machineBefore, meter.snapshot());
   for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
     const progress = await api(base, key, 'GET', `/v1/campaigns/${campaign.id as string}/stats`);
     if (progress.status === 'sent') {
@@ -336,7 +354,7 @@ async function runHerald(
   const extra = (await sink.stats()).count - accountSize;
   if (extra !== 0) throw new Error(`the sink got ${extra} messages more than recipients`);
   const peaks = workers.map(({ child }) => peakRssMiB(child.pid));
-  const cpuAfter = workers.reduce((sum, { child }) => sum + cpuMs(child.pid), 0);
+  const cpuAfter = workers.reduce((sum, { child }) => sum + processCpuMs(child.pid), 0);
   const writesAfterSend = await tableWrites();
   // email.sent and email.delivered per message, campaign.sending and campaign.sent.
   const webhooksDoneMs = receiver
@@ -350,6 +368,7 @@ async function runHerald(
     writesUntilEvents:
       writesAfterEvents && describeWrites(writesBefore, writesAfterEvents, accountSize),
     webhooksDoneMs,
+    cpu,
     messagesPerSec: accountSize / ((stats.lastAt - accepted) / 1000),
     cpuMsPerMessage: (cpuAfter - cpuBefore) / accountSize,
     firstMessageMs: stats.firstAt - accepted,
@@ -361,10 +380,13 @@ async function runHerald(
 interface RawResult {
   messagesPerSec: number;
   cpuMsPerMessage: number;
+  cpu: CpuUse;
 }
 
 async function runRaw(sink: Sink, count: number): Promise<RawResult> {
   await sink.reset();
+  const meter = meterOf(sink);
+  const before = meter.snapshot();
   const stdout = await bench.run(
     process.execPath,
     ['--max-semi-space-size=32', '-r', '@swc-node/register', 'bench/campaign-send/raw-blast.ts'],
@@ -375,10 +397,12 @@ async function runRaw(sink: Sink, count: number): Promise<RawResult> {
       },
     },
   );
+  const cpu = CpuMeter.between(before, meter.snapshot());
   const { elapsedMs, cpuMs: used } = JSON.parse(stdout) as { elapsedMs: number; cpuMs: number };
+  cpu.groupsMs.set('client', used);
   const stats = await sink.stats();
   if (stats.count !== count) throw new Error(`raw: sink got ${stats.count} of ${count}`);
-  return { messagesPerSec: count / (elapsedMs / 1000), cpuMsPerMessage: used / count };
+  return { messagesPerSec: count / (elapsedMs / 1000), cpuMsPerMessage: used / count, cpu };
 }
 
 /** The runs' medians: the rate, the CPU per message and the time until every event arrived. */
@@ -395,8 +419,11 @@ function median(results: HeraldResult[]) {
   };
 }
 
-function describeRaw(raw: RawResult): string {
-  return `${raw.messagesPerSec.toFixed(0)} msg/s, ${raw.cpuMsPerMessage.toFixed(2)} CPU ms/msg`;
+function describeRaw(raw: RawResult, count: number): string {
+  return (
+    `${raw.messagesPerSec.toFixed(0)} msg/s, ${raw.cpuMsPerMessage.toFixed(2)} CPU ms/msg\n` +
+    `    CPU: ${CpuMeter.describe(raw.cpu, count)}`
+  );
 }
 
 async function main(): Promise<void> {
@@ -443,19 +470,20 @@ async function main(): Promise<void> {
       if (!RAW) return;
       const raw = await runRaw(sink, size);
       raws.push(raw);
-      console.log(`  raw nodemailer pool: ${describeRaw(raw)}`);
+      console.log(`  raw nodemailer pool: ${describeRaw(raw, size)}`);
     };
     const describe = (result: HeraldResult) =>
       `${result.messagesPerSec.toFixed(0)} msg/s, ${result.cpuMsPerMessage.toFixed(2)} worker CPU ms/msg, ` +
       `first message ${result.firstMessageMs} ms after the 202, sent after ${(result.sentAfterMs / 1000).toFixed(1)} s, ` +
       `worker peak RSS ${result.peakRssMiB.map((m) => m.toFixed(0)).join(' + ')} MiB\n` +
-      `    PostgreSQL during the send: ${result.writesDuringSend}`;
+      `    PostgreSQL during the send: ${result.writesDuringSend}\n` +
+      `    CPU: ${CpuMeter.describe(result.cpu, size)}`;
     const plain: HeraldResult[] = [];
     const hooked: HeraldResult[] = [];
     let webhook: { receiver: Receiver; id: string } | undefined;
     const runPlain = async () => {
       if (webhook) await api(base, key, 'PATCH', `/v1/webhooks/${webhook.id}`, { enabled: false });
-      const result = await runHerald(sink, base, key, size);
+      const result = await runHerald(sink, server.child.pid, base, key, size);
       console.log(`  herald: ${describe(result)}`);
       plain.push(result);
     };
@@ -470,7 +498,7 @@ async function main(): Promise<void> {
         });
         webhook = { receiver, id: created.id as string };
       }
-      const result = await runHerald(sink, base, key, size, webhook.receiver);
+      const result = await runHerald(sink, server.child.pid, base, key, size, webhook.receiver);
       console.log(
         `  herald + webhook: ${describe(result)}\n` +
           `    every event received ${((result.webhooksDoneMs ?? 0) / 1000).toFixed(1)} s after the 202; ` +
@@ -514,6 +542,9 @@ async function main(): Promise<void> {
     const firsts = plain.map((run) => run.firstMessageMs).sort((a, b) => a - b);
     const raw = raws.length > 0 ? best(raws, (run) => run.messagesPerSec) : undefined;
     const rawCpu = Math.min(...raws.map((run) => run.cpuMsPerMessage));
+    // The machine's CPU per message of the best runs: when every core is busy in both, the
+    // rate's ratio can be no better than theirs.
+    const machine = (cpu: CpuUse) => cpu.machineMs / size;
     rows.push(
       [
         String(size).padStart(8),
@@ -524,6 +555,9 @@ async function main(): Promise<void> {
         heraldCpu.toFixed(2).padStart(10),
         (raw ? rawCpu.toFixed(2) : '-').padStart(7),
         String(firsts[Math.floor((firsts.length - 1) / 2)]).padStart(9),
+        (raw ? machine(raw.cpu).toFixed(2) : '-').padStart(11),
+        machine(herald.cpu).toFixed(2).padStart(14),
+        (raw ? (machine(raw.cpu) / machine(herald.cpu)).toFixed(2) : '-').padStart(13),
         Math.max(...plain.flatMap((run) => run.peakRssMiB))
           .toFixed(0)
           .padStart(9),
@@ -535,7 +569,9 @@ async function main(): Promise<void> {
     `\n${WORKERS} worker process(es), SMTP pool ${POOL} per process, ${ROUNDS} Herald run(s) per size between raw runs; ` +
       'rates: the best run of each; CPU ms/msg: the least of each; first: the median; RSS: the highest peak',
   );
-  console.log('       N    raw/s herald/s  ratio cpu-ratio herald-cpu raw-cpu first(ms)  RSS(MiB)');
+  console.log(
+    '       N    raw/s herald/s  ratio cpu-ratio herald-cpu raw-cpu first(ms) machine-raw machine-herald machine-ratio  RSS(MiB)',
+  );
   for (const row of rows) console.log(row);
   console.log('targets: ratio ≥ 0.90, first message < 200 ms, RSS < 150 MiB and flat across N');
   if (webhookRows.length > 0) {
@@ -548,6 +584,10 @@ async function main(): Promise<void> {
   }
   console.log(
     'cpu-ratio: raw CPU ms/msg ÷ Herald worker CPU ms/msg (the same ratio, free of other load)',
+  );
+  console.log(
+    'machine-*: CPU ms/msg of the whole machine (sender, sink, PostgreSQL, Redis, all else);\n' +
+      'machine-ratio: raw ÷ Herald, the best ratio possible when both runs keep every core busy',
   );
 }
 

@@ -65,17 +65,17 @@ export class CampaignOutcomeWriter {
     }
     this.runs.addCounts(statement, run);
     this.mailEvents.addSendCounts(statement, accountId, at, 'sends');
-    const { text, values } = statement.build(`
+    const query = statement.build(`
       SELECT subscriber_id::text AS id, status, smtp_code AS "smtpCode",
              hard_bounce AS "hardBounce"
         FROM outcomes`);
 
     if (!(await this.mailEvents.publishesAny(accountId, [...SEND_EVENTS]))) {
-      await this.pool.query(text, values);
+      await this.pool.query(query);
       return;
     }
     await this.pool.transaction(async (client) => {
-      const { rows } = await client.query<EndedRow>(text, values);
+      const { rows } = await client.query<EndedRow>(query);
       // Skips make no mail event.
       const sends = rows.filter((row) => row.status !== 'skipped').map(sendOutcomeOf);
       const events = campaignMailEvents(campaignId, sends);
