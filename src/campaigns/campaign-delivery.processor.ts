@@ -13,6 +13,7 @@ import { ValidationFailedError } from '../platform/errors/api-errors';
 import {
   MailDeliveryError,
   MailTransport,
+  MayFinish,
   OutgoingMessage,
   withoutAddresses,
 } from '../platform/mail/mail-transport';
@@ -312,9 +313,10 @@ export class CampaignDeliveryProcessor extends WorkerHost {
 
   /**
    * A skip or a message that could not be built, returned for the caller to record; undefined
-   * when a message went to SMTP (recorded inside its connection's slot) or when the lease
-   * stopped holding before it could start: checked when a connection is free for it, so a
-   * frozen or cut-off worker leaves at most one message per connection whose fate is unknown.
+   * when a message went to SMTP (recorded before its unrecorded slot is freed) or when the
+   * lease stopped holding before it could start or end: checked when a connection is free for
+   * it and again before its end, so a frozen or cut-off worker leaves at most one message per
+   * connection whose fate is unknown.
    * The row of a message that never started stays this run's claim, for the next run.
    */
   private async outcomeOf(
@@ -340,23 +342,38 @@ export class CampaignDeliveryProcessor extends WorkerHost {
       this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
       return { subscriberId, kind: 'failed', hardBounce: false, reason };
     }
-    // The connection is held until the outcome is committed: a worker that dies or freezes can
-    // leave at most one message per connection sent but not recorded.
-    await this.slots.run(async () => {
-      if (!lease.holds) return;
-      await recorder.add(await this.send(campaign.id, subscriberId, message));
-    });
+    // The message ends (the relay takes it) only once an unrecorded slot is free and the lease
+    // still holds, and that slot is held until its outcome is committed: a worker that dies or
+    // freezes can leave at most one message per connection sent but not recorded.
+    let recorded: (() => void) | undefined;
+    const mayFinish = async () => {
+      recorded = await this.slots.unrecorded();
+      return lease.holds;
+    };
+    try {
+      const outcome = await this.slots.run(async () =>
+        lease.holds ? this.send(campaign.id, subscriberId, message, mayFinish) : undefined,
+      );
+      if (outcome) await recorder.add(outcome);
+    } finally {
+      recorded?.();
+    }
     return undefined;
   }
 
-  /** One message through SMTP, and what became of it. */
+  /**
+   * One message through SMTP, and what became of it; undefined when it was abandoned before
+   * its end (it never reached the relay: its row stays this run's claim).
+   */
   private async send(
     campaignId: string,
     subscriberId: string,
     message: OutgoingMessage,
-  ): Promise<Outcome> {
+    mayFinish: MayFinish,
+  ): Promise<Outcome | undefined> {
     try {
-      await this.transport.send(message);
+      const receipt = await this.transport.sendWhen(message, mayFinish);
+      if (!receipt) return undefined;
       return { subscriberId, kind: 'delivered' };
     } catch (error) {
       if (error instanceof MailDeliveryError && error.permanent) {
