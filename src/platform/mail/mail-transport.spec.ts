@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SmtpSink } from '../../../test/support/smtp-sink';
+import { waitFor } from '../../../test/support/wait-for';
 import { HeraldConfig, loadConfig } from '../config/config';
 import {
   MailDeliveryError,
@@ -82,6 +83,61 @@ describe('MailTransport over SMTP', () => {
     }
   });
 
+  describe('sendWhen', () => {
+    /** A mayFinish whose answer the test gives, and which tells whether it was asked. */
+    function heldEnd() {
+      const gate = { asked: false, answer: (_finish: boolean) => undefined as void };
+      const mayFinish = () =>
+        new Promise<boolean>((answer) => {
+          gate.asked = true;
+          gate.answer = answer;
+        });
+      return { gate, mayFinish };
+    }
+
+    it('keeps a message from the relay until mayFinish agrees, then delivers it as send would', async () => {
+      const before = sink.messages.length;
+      const { gate, mayFinish } = heldEnd();
+      const sending = transport.sendWhen(message({ messageId: 'held-1' }), mayFinish);
+      await waitFor(() => gate.asked);
+      // Asked with everything but the end sent: the relay has not taken the message.
+      expect(sink.messages).toHaveLength(before);
+      gate.answer(true);
+      const receipt = await sending;
+      expect(receipt).toMatchObject({ messageId: '<held-1@acme.test>', response: /^250/ });
+      const received = sink.messages.at(-1)!;
+      expect(received.headers['message-id']).toBe('<held-1@acme.test>');
+      expect(received.headers['list-unsubscribe']).toBe('<https://herald.test/unsubscribe/t>');
+      expect(received.body).toContain('Hi Ada');
+    });
+
+    it('abandons a message whose end is refused: the relay never takes it', async () => {
+      const before = sink.messages.length;
+      const { gate, mayFinish } = heldEnd();
+      const sending = transport.sendWhen(message({ messageId: 'held-2' }), mayFinish);
+      await waitFor(() => gate.asked);
+      gate.answer(false);
+      expect(await sending).toBeUndefined();
+      // The connection it was on is replaced; the next message goes out.
+      await transport.send(message({ messageId: 'after-abandon' }));
+      expect(sink.messages.slice(before).map((m) => m.headers['message-id'])).toEqual([
+        '<after-abandon@acme.test>',
+      ]);
+    });
+
+    it('never asks about a message the relay refused at its envelope', async () => {
+      const { gate, mayFinish } = heldEnd();
+      sink.deferFor(60_000);
+      try {
+        const error = await transport.sendWhen(message(), mayFinish).catch((e: unknown) => e);
+        expect(error).toMatchObject({ permanent: false, responseCode: 451 });
+        expect(gate.asked).toBe(false);
+      } finally {
+        sink.deferUntil = 0;
+      }
+    });
+  });
+
   it('reports a refused connection as temporary', async () => {
     const closed = new MailTransport(config({ SMTP_URL: 'smtp://127.0.0.1:1' }));
     try {
@@ -128,10 +184,15 @@ describe('MailTransport with DKIM', () => {
     );
     try {
       await transport.send(message());
-      const signature = sink.messages[0].headers['dkim-signature'];
-      expect(signature).toMatch(/\bd=acme\.test;/);
-      expect(signature).toMatch(/\bs=mail2026;/);
-      expect(signature).toMatch(/\bb=[A-Za-z0-9+/=\s]{100,}/);
+      // sendWhen signs the finished bytes itself, the same way.
+      await transport.sendWhen(message({ messageId: 'm-2' }), () => Promise.resolve(true));
+      expect(sink.messages).toHaveLength(2);
+      for (const sent of sink.messages) {
+        const signature = sent.headers['dkim-signature'];
+        expect(signature).toMatch(/\bd=acme\.test;/);
+        expect(signature).toMatch(/\bs=mail2026;/);
+        expect(signature).toMatch(/\bb=[A-Za-z0-9+/=\s]{100,}/);
+      }
     } finally {
       transport.onModuleDestroy();
       await sink.close();
