@@ -3,6 +3,7 @@ import { Prisma, Suppression } from '../generated/prisma/client';
 import { newId, newIds } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
 import type { ComposedStatement } from '../platform/database/composed-statement';
+import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
 import { SuppressionReason } from './suppression-reason';
@@ -16,7 +17,10 @@ type Db = Prisma.TransactionClient;
  */
 @Injectable()
 export class SuppressionsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pool: PgPool,
+  ) {}
 
   listPage(accountId: AccountId, page: PageRequest): Promise<Suppression[]> {
     return this.prisma.suppression.findMany(keysetPage(accountId, page));
@@ -72,14 +76,18 @@ export class SuppressionsRepository {
     );
   }
 
-  /** Which of these addresses are listed (the send pipeline's check of each chunk). */
+  /**
+   * Which of these addresses are listed: the send pipeline's check of each chunk, so straight
+   * through pg (Prisma's runtime cost more than the query, and planned each new list length
+   * afresh: the first chunk of a campaign waited for it).
+   */
   async listedAmong(accountId: AccountId, emailsNormalized: string[]): Promise<Set<string>> {
     if (emailsNormalized.length === 0) return new Set();
-    const rows = await this.prisma.suppression.findMany({
-      where: { accountId, emailNormalized: { in: emailsNormalized } },
-      select: { emailNormalized: true },
-    });
-    return new Set(rows.map((row) => row.emailNormalized));
+    const { rows } = await this.pool.query<{ email_normalized: string }>(sql.LISTED_AMONG, [
+      accountId,
+      emailsNormalized,
+    ]);
+    return new Set(rows.map((row) => row.email_normalized));
   }
 
   /** Deletes the entry and returns it; null when the address was not listed. */

@@ -4,6 +4,11 @@ import type { SuppressionReason } from './suppression-reason';
 
 // Every raw statement over the suppressions table; SuppressionsRepository runs them.
 
+/** Which of the addresses ($2, normalised) the account ($1) lists: the send path's check. */
+export const LISTED_AMONG = `
+  SELECT email_normalized FROM suppressions
+   WHERE account_id = $1::uuid AND email_normalized = ANY($2::text[])`;
+
 /** Lists the address unless it already is; returns the id only when this inserted it. */
 export const add = (
   accountId: AccountId,
