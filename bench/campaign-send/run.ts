@@ -32,7 +32,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newId } from '../../src/platform/crypto/ids';
 import { CpuMeter, CpuUse, pidsNamed, processCpuMs } from '../support/cpu-meter';
-import { BenchHarness, freePort, ROOT, sleep, Started } from '../support/harness';
+import { BenchHarness, freePort, ROOT, sleep, Started, workerCommand } from '../support/harness';
 import { withClient } from '../support/stores';
 
 const SIZES = (process.env.BENCH_SIZES ?? '20000,100000').split(',').map(Number);
@@ -47,26 +47,7 @@ const WEBHOOK = process.env.BENCH_WEBHOOK === '1';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 /** BENCH_RAW=0: Herald only (profiles, RSS), no baseline and no ratio. */
 const RAW = process.env.BENCH_RAW !== '0';
-/**
- * How the worker is started: the Node flags and leading `NAME=value` settings of the
- * `start:worker` script in package.json, so the bench runs the worker as production does (its
- * heap limits decide its RSS), plus BENCH_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=var/prof`.
- */
-const WORKER = (() => {
-  const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const words = scripts['start:worker'].trim().split(/\s+/);
-  const node = words.indexOf('node');
-  const env = Object.fromEntries(
-    words.slice(0, node).map((word) => word.split('=', 2) as [string, string]),
-  );
-  const flags = words.slice(node + 1, words.indexOf('dist/worker.js'));
-  return {
-    env,
-    args: [...flags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
-  };
-})();
+const WORKER = workerCommand();
 
 const bench = new BenchHarness(
   {
@@ -331,7 +312,7 @@ async function runHerald(
   await sink.reset();
   const receiverBase = receiver?.count ?? 0;
   const writesBefore = await tableWrites();
-  const cpuBefore = workers.reduce((sum, { child }) => sum + processCpuMs(child.pid), 0);
+  const cpuBefore = workers.reduce((sum, { child }) => sum + (processCpuMs(child.pid) ?? 0), 0);
   const meter = meterOf(sink, {
     worker: () => workers.map(({ child }) => child.pid),
     api: () => [apiPid],
@@ -354,7 +335,7 @@ async function runHerald(
   const extra = (await sink.stats()).count - accountSize;
   if (extra !== 0) throw new Error(`the sink got ${extra} messages more than recipients`);
   const peaks = workers.map(({ child }) => peakRssMiB(child.pid));
-  const cpuAfter = workers.reduce((sum, { child }) => sum + processCpuMs(child.pid), 0);
+  const cpuAfter = workers.reduce((sum, { child }) => sum + (processCpuMs(child.pid) ?? 0), 0);
   const writesAfterSend = await tableWrites();
   // email.sent and email.delivered per message, campaign.sending and campaign.sent.
   const webhooksDoneMs = receiver

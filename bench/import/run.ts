@@ -14,7 +14,8 @@
 // → clean up (also on failure and Ctrl-C).
 
 import { readFileSync } from 'node:fs';
-import { BenchHarness, freePort, sleep } from '../support/harness';
+import { processCpuMs } from '../support/cpu-meter';
+import { BenchHarness, freePort, sleep, workerCommand } from '../support/harness';
 import { withClient } from '../support/stores';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -35,23 +36,6 @@ function makeCsv(rows: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The worker's node flags, as `npm run start:worker` passes them, plus BENCH_NODE_ARGS. */
-function workerArgs(): string[] {
-  const scripts = (
-    JSON.parse(readFileSync('package.json', 'utf8')) as {
-      scripts: Record<string, string>;
-    }
-  ).scripts;
-  const [, ...args] = scripts['start:worker'].split(' ');
-  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  return [...extra, ...args];
-}
-
-function cpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /**
  * CPU of the PostgreSQL backends serving the bench's database, sampled as the import runs (a
  * pool may close a backend before the end): per pid, the last value seen.
@@ -68,12 +52,8 @@ class DatabaseCpu {
       return rows.map((row) => row.pid);
     });
     for (const pid of pids) {
-      let ms: number;
-      try {
-        ms = cpuMs(pid);
-      } catch {
-        continue; // gone meanwhile
-      }
+      const ms = processCpuMs(pid);
+      if (ms === undefined) continue; // gone meanwhile
       if (first) this.start.set(pid, ms);
       this.last.set(pid, ms);
     }
@@ -124,7 +104,11 @@ async function main(): Promise<void> {
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`API did not start:\n${server.output.join('')}`);
   }
-  const worker = bench.start([...workerArgs(), 'dist/worker.js'], { LOG_LEVEL: 'info' });
+  const { env: workerEnv, args: workerArgs } = workerCommand();
+  const worker = bench.start([...workerArgs, 'dist/worker.js'], {
+    ...workerEnv,
+    LOG_LEVEL: 'info',
+  });
   for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
     if (worker.output.join('').includes('ImportWorkersModule dependencies initialized')) break;
     if (worker.child.exitCode !== null || Date.now() > deadline) {
@@ -134,7 +118,7 @@ async function main(): Promise<void> {
   await sleep(1500);
   const idleRss = peakRssMiB(worker.child.pid);
 
-  const cpuBefore = cpuMs(worker.child.pid);
+  const cpuBefore = processCpuMs(worker.child.pid) ?? 0;
   const databaseCpu = new DatabaseCpu();
   await databaseCpu.sample(true);
   const started = Date.now();
@@ -164,7 +148,7 @@ async function main(): Promise<void> {
   if (progress.status !== 'done' || progress.created !== ROWS) {
     throw new Error(`import: ${JSON.stringify({ ...progress, errors: undefined })}`);
   }
-  const workerCpu = cpuMs(worker.child.pid) - cpuBefore;
+  const workerCpu = (processCpuMs(worker.child.pid) ?? 0) - cpuBefore;
   await databaseCpu.sample();
   const pgCpu = databaseCpu.spentMs();
   console.log(`PostgreSQL CPU: ${uploadPgCpu} ms for the upload, ${pgCpu - uploadPgCpu} ms after`);

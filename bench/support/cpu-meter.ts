@@ -8,14 +8,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Linux reports CPU time in clock ticks of 10 ms (USER_HZ = 100). */
 const TICK_MS = 10;
 
-/** User + system CPU ms of a process so far; 0 once it is gone. */
-export function processCpuMs(pid: number | undefined): number {
-  if (pid === undefined) return 0;
+/** User + system CPU ms of a process so far; undefined once it is gone. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
@@ -61,7 +61,10 @@ export class CpuMeter {
     const groups = new Map<string, Map<number, number>>();
     for (const [name, pids] of Object.entries(this.groups)) {
       const used = new Map<number, number>();
-      for (const pid of pids()) if (pid !== undefined) used.set(pid, processCpuMs(pid));
+      for (const pid of pids()) {
+        const ms = processCpuMs(pid);
+        if (pid !== undefined && ms !== undefined) used.set(pid, ms);
+      }
       groups.set(name, used);
     }
     return { at: Date.now(), busyMs: (total - idle) * TICK_MS, totalMs: total * TICK_MS, groups };

@@ -6,6 +6,7 @@
 import { ChildProcess, execFile, spawn, StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { deleteRedisKeys, PG_SERVER, REDIS_URL, withClient } from './stores';
@@ -164,6 +165,28 @@ export class BenchHarness {
   async cli(...args: string[]): Promise<{ id: string; key: string }> {
     return JSON.parse(await this.node('dist/cli/cli.js', ...args)) as { id: string; key: string };
   }
+}
+
+/**
+ * How `npm run start:worker` starts a worker: the leading `NAME=value` settings of the script
+ * in package.json and its Node flags, plus BENCH_NODE_ARGS (e.g. `--cpu-prof
+ * --cpu-prof-dir=var/prof`), so a bench runs the worker as production does (its heap limits
+ * decide its RSS and its speed).
+ */
+export function workerCommand(): { env: Record<string, string>; args: string[] } {
+  const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const words = scripts['start:worker'].trim().split(/\s+/);
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(
+    words.slice(0, node).map((word) => word.split('=', 2) as [string, string]),
+  );
+  const flags = words.slice(node + 1, words.indexOf('dist/worker.js'));
+  return {
+    env,
+    args: [...flags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+  };
 }
 
 export function freePort(): Promise<number> {
