@@ -128,6 +128,8 @@ export class CampaignDeliveryProcessor extends WorkerHost {
   async process(job: Job<DeliveryJob>, token?: string): Promise<void> {
     const accountId = parseAccountId(job.data.accountId);
     const { campaignId, batch } = job.data;
+    // Relay connections open while the job reads what it needs (see openConnections).
+    this.transport.openConnections();
     const campaign = await this.campaigns.findById(accountId, campaignId);
     if (!campaign || campaign.status !== 'sending') return;
     // Runs of this batch whose workers died or froze: their counts move to the campaign now;

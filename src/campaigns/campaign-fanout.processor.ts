@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { Prisma } from '../generated/prisma/client';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
+import { MailTransport } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
 import {
@@ -43,6 +44,7 @@ export class CampaignFanoutProcessor extends WorkerHost {
     private readonly segments: SegmentsService,
     private readonly queue: CampaignSendQueue,
     private readonly completion: CampaignCompletion,
+    private readonly transport: MailTransport,
   ) {
     super();
   }
@@ -56,6 +58,8 @@ export class CampaignFanoutProcessor extends WorkerHost {
   async process(job: Job<FanoutJob>): Promise<void> {
     const accountId = parseAccountId(job.data.accountId);
     const { campaignId } = job.data;
+    // Relay connections open while the audience is written, not when the first message waits.
+    this.transport.openConnections();
     const campaign = await this.campaigns.findById(accountId, campaignId);
     if (!campaign || campaign.status !== 'sending') return;
 

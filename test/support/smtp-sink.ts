@@ -36,6 +36,9 @@ export class SmtpSink {
   holdAfter = Infinity;
   /** Transactions currently hanging at MAIL FROM. */
   held = 0;
+  /** Connections accepted, and MAIL FROM commands received, since the sink started. */
+  connectionsOpened = 0;
+  mailFroms = 0;
   /**
    * Until this time (Date.now()), every RCPT TO and every end of DATA is answered 451: a relay
    * refusing everything for now (greylisting, overload, a full disk). See deferFor().
@@ -61,7 +64,12 @@ export class SmtpSink {
       onRcptTo: (_address, _session, callback) => {
         callback(this.deferring() ? this.deferral() : undefined);
       },
+      onConnect: (_session, callback) => {
+        this.connectionsOpened++;
+        callback();
+      },
       onMailFrom: (_address, _session, callback) => {
+        this.mailFroms++;
         if (this.messages.length < this.holdAfter) {
           callback();
           return;

@@ -138,6 +138,23 @@ describe('MailTransport over SMTP', () => {
     });
   });
 
+  it("opens the pool's connections ahead of any message, and the next message uses one", async () => {
+    const fresh = await SmtpSink.start();
+    const pool = new MailTransport(config({ SMTP_URL: `${fresh.url}?maxConnections=2` }));
+    try {
+      pool.openConnections();
+      await waitFor(() => fresh.connectionsOpened === 2);
+      await pool.send(message());
+      // No transaction was started by the openings, and the message needed no new connection.
+      expect(fresh.mailFroms).toBe(1);
+      expect(fresh.messages).toHaveLength(1);
+      expect(fresh.connectionsOpened).toBe(2);
+    } finally {
+      pool.onModuleDestroy();
+      await fresh.close();
+    }
+  });
+
   it('reports a refused connection as temporary', async () => {
     const closed = new MailTransport(config({ SMTP_URL: 'smtp://127.0.0.1:1' }));
     try {

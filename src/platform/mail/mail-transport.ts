@@ -89,6 +89,9 @@ export class MailTransport implements OnModuleDestroy {
   private readonly smtp: Transporter | undefined;
   private readonly composer: Transporter | undefined;
   private readonly operatorKey: DkimKey | undefined;
+  /** Messages handed to the relay and not answered yet, and connection openings under way. */
+  private inFlight = 0;
+  private openings = 0;
   /**
    * Messages this process can have in SMTP transactions at once (the pool's connections):
    * senders that must know when a message really starts hand it over no faster than this.
@@ -138,7 +141,7 @@ export class MailTransport implements OnModuleDestroy {
             ? { from: message.envelopeFrom, to: message.to }
             : undefined,
         };
-    if (this.smtp) return this.sendSmtp(this.smtp, mail, messageId);
+    if (this.smtp) return this.counted(this.sendSmtp(this.smtp, mail, messageId));
     return this.writeToOutbox(mail, messageId, message);
   }
 
@@ -160,16 +163,37 @@ export class MailTransport implements OnModuleDestroy {
     const bytes = key ? await signed(composed.raw, key) : composed.raw;
     const data = heldBackEnd(bytes, mayFinish);
     const envelope = { from: message.envelopeFrom ?? composed.fromAddress, to: [message.to] };
+    const smtp = this.smtp;
     try {
-      const info = await new Promise<{ response?: string }>((resolve, reject) =>
-        this.smtp!.transporter.send(composedMail(envelope, messageId, data), (error, sent) =>
-          error ? reject(error) : resolve(sent as { response?: string }),
+      const info = await this.counted(
+        new Promise<{ response?: string }>((resolve, reject) =>
+          smtp.transporter.send(composedMail(envelope, messageId, data), (error, sent) =>
+            error ? reject(error) : resolve(sent as { response?: string }),
+          ),
         ),
       );
       return { messageId, response: info.response ?? '' };
     } catch (error) {
       if (data.errored instanceof Abandoned) return undefined;
       throw classify(error);
+    }
+  }
+
+  /**
+   * Opens the pool's connections ahead of the messages when it has none in use, so that the
+   * first message of a send does not wait for a connection and the relay's greeting (a relay
+   * may pause before it: smtp-server waits 100 ms, to catch clients that talk too soon). Each
+   * opening is an entry without a recipient: the pool connects and says EHLO, nodemailer
+   * refuses the empty envelope before sending any command, and the pool resets the session
+   * (RSET) and keeps the connection. A relay closes idle connections after its timeout, so
+   * call this when a send starts, not once. Failures are left for the real messages to meet.
+   */
+  openConnections(): void {
+    if (!this.smtp || this.inFlight > 0 || this.openings > 0) return;
+    for (let i = 0; i < this.connections; i++) {
+      const opening = composedMail({ from: '', to: [] }, '', Readable.from([]));
+      this.openings++;
+      this.smtp.transporter.send(opening, () => this.openings--);
     }
   }
 
@@ -204,6 +228,15 @@ export class MailTransport implements OnModuleDestroy {
       return { messageId, response: info.response ?? '' };
     } catch (error) {
       throw classify(error);
+    }
+  }
+
+  private async counted<T>(sending: Promise<T>): Promise<T> {
+    this.inFlight++;
+    try {
+      return await sending;
+    } finally {
+      this.inFlight--;
     }
   }
 
