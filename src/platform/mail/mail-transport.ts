@@ -8,7 +8,7 @@ import DKIM from 'nodemailer/lib/dkim';
 import type MailMessage from 'nodemailer/lib/mailer/mail-message';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
-import { composeMime } from './mime-composer';
+import { ComposedMime, composeMime } from './mime-composer';
 
 export interface OutgoingMessage {
   from: string;
@@ -119,8 +119,18 @@ export class MailTransport implements OnModuleDestroy {
 
   async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
     const messageId = messageIdHeader(message.messageId, message.from);
-    // Composed here in one pass (see composeMime); nodemailer then signs and sends the bytes.
-    const composed = composeMime({ ...message, messageId });
+    return this.deliver(message, messageId, composeMime({ ...message, messageId }));
+  }
+
+  /**
+   * Sends through nodemailer (which signs and sends the bytes composed here in one pass, or
+   * composes them itself where composeMime declined), or stores the copy without a relay.
+   */
+  private deliver(
+    message: OutgoingMessage,
+    messageId: string,
+    composed: ComposedMime | undefined,
+  ): Promise<DeliveryReceipt> {
     const mail: SendMailOptions = composed
       ? {
           raw: composed.raw,
@@ -157,8 +167,10 @@ export class MailTransport implements OnModuleDestroy {
     mayFinish: MayFinish,
   ): Promise<DeliveryReceipt | undefined> {
     const messageId = messageIdHeader(message.messageId, message.from);
-    const composed = this.smtp && composeMime({ ...message, messageId });
-    if (!this.smtp || !composed) return (await mayFinish()) ? this.send(message) : undefined;
+    const composed = composeMime({ ...message, messageId });
+    if (!this.smtp || !composed) {
+      return (await mayFinish()) ? this.deliver(message, messageId, composed) : undefined;
+    }
     const key = message.dkim ?? this.operatorKey;
     const bytes = key ? await signed(composed.raw, key) : composed.raw;
     const data = heldBackEnd(bytes, mayFinish);
