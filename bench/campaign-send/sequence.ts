@@ -112,13 +112,11 @@ class TransactionalLoad {
         }),
         signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
       });
-      await response.arrayBuffer();
+      const body = (await response.json().catch(() => ({}))) as { error?: { code?: string } };
       if (response.status === 202) this.answeredAt.set(n, Date.now());
-      else this.refused.push(String(response.status));
+      else this.refused.push(`${response.status} ${body.error?.code ?? ''}`.trim());
     } catch (error) {
-      this.refused.push(
-        error instanceof Error && error.name === 'TimeoutError' ? 'no answer' : String(error),
-      );
+      this.refused.push(failure(error));
     }
   }
 
@@ -153,6 +151,14 @@ class TransactionalLoad {
       `p99 ${percentile(toAnswer, 0.99)} ms`
     );
   }
+}
+
+/** Why a request got no answer: the timeout, or the connection's own error code. */
+function failure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === 'TimeoutError') return `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`;
+  const cause = (error as Error & { cause?: { code?: string } }).cause;
+  return cause?.code ?? error.message;
 }
 
 /** Nearest-rank percentile; '-' of nothing. */
