@@ -8,12 +8,12 @@ import { ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Queue } from 'bullmq';
 import { newId } from '../../src/platform/crypto/ids';
 import { QUEUES } from '../../src/platform/queue/queue.module';
 import { CpuMeter, CpuUse, pidsNamed, processCpuMs } from '../support/cpu-meter';
 import { BenchHarness, freePort, ROOT, sleep, Started, workerCommand } from '../support/harness';
-import { REDIS_URL, withClient } from '../support/stores';
+import { queueWorkerCounts } from '../support/queue-workers';
+import { withClient } from '../support/stores';
 import { addVerifiedDomain, dkimResult, VerifiedDomain } from './verified-domain';
 
 /** The sender domain of every bench message; the rig stores it as verified. */
@@ -210,19 +210,7 @@ export async function startApi(bench: BenchHarness): Promise<{ server: Started; 
 /** The queues a worker process takes campaign and transactional jobs from. */
 const WORKER_QUEUES = [QUEUES.campaignFanout, QUEUES.campaignDelivery, QUEUES.transactional];
 
-/** How many BullMQ workers (connections that said so to Redis) each of those queues has. */
-async function queueWorkers(prefix: string): Promise<number[]> {
-  return Promise.all(
-    WORKER_QUEUES.map(async (name) => {
-      const queue = new Queue(name, { prefix, connection: { url: REDIS_URL } });
-      try {
-        return (await queue.getWorkers()).length;
-      } finally {
-        await queue.close();
-      }
-    }),
-  );
-}
+const queueWorkers = (prefix: string) => queueWorkerCounts(prefix, WORKER_QUEUES);
 
 /**
  * `count` new worker processes sending to `smtpUrl`, each ready: Nest has built it and BullMQ
