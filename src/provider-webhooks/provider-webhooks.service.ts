@@ -87,7 +87,8 @@ export class ProviderWebhooksService {
     const credentials = this.config.deliverability.providerWebhooks;
     switch (provider) {
       case 'ses':
-        return this.verifiedSns(notification.body);
+        if (!credentials.snsTopicArns) throw new NotFoundError('route');
+        return this.verifiedSns(credentials.snsTopicArns, notification.body);
       case 'postmark': {
         if (!credentials.postmark) throw new NotFoundError('route');
         const authorization = notification.headers.authorization;
@@ -111,13 +112,17 @@ export class ProviderWebhooksService {
   }
 
   /**
-   * SNS: the certificate must come from a trusted URL and verify the signature. A
-   * subscription confirmation is confirmed at once by fetching its SubscribeURL (itself
-   * signed, and held to the same URL rule), so pointing an SES topic at Herald needs no
-   * manual step.
+   * SNS: the topic must be one the operator listed (checked first, so a stranger's topic
+   * costs no certificate fetch and is never confirmed), the certificate must come from a
+   * trusted URL and verify the signature. A subscription confirmation of a listed topic is
+   * confirmed at once by fetching its SubscribeURL (itself signed, and held to the same URL
+   * rule), so pointing an SES topic at Herald needs no manual step.
    */
-  private async verifiedSns(body: unknown): Promise<ProviderEvent[]> {
+  private async verifiedSns(topics: string[], body: unknown): Promise<ProviderEvent[]> {
     const message = parseSnsMessage(body);
+    if (!topics.includes(message.TopicArn)) {
+      throw new UnverifiedNotification('TopicArn is not in SNS_TOPIC_ARNS');
+    }
     if (!this.certificates.trusted(message.SigningCertURL)) {
       throw new UnverifiedNotification(
         'SigningCertURL is not an SNS certificate URL Herald trusts',

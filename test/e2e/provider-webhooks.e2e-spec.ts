@@ -21,6 +21,8 @@ import { TestApi, TestEnv } from '../support/test-env';
  * by a loopback https server (SNS_CERT_URL_PREFIXES points at it), SendGrid's ECDSA key,
  * Mailgun's HMAC key, Postmark's basic auth. Forged notifications get 401 and change nothing.
  */
+const SES_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ses-feedback';
+
 describe('provider webhooks', () => {
   const postmark = { user: 'postmark-hook', password: randomBytes(12).toString('hex') };
   const mailgunKey = randomBytes(24).toString('hex');
@@ -67,6 +69,7 @@ describe('provider webhooks', () => {
       // These tests are about what comes back, not sender domains.
       ALLOW_UNVERIFIED_FROM: '1',
       SNS_CERT_URL_PREFIXES: certBase,
+      SNS_TOPIC_ARNS: `${SES_TOPIC}, arn:aws:sns:us-east-1:123456789012:other-feedback`,
       POSTMARK_WEBHOOK_USER: postmark.user,
       POSTMARK_WEBHOOK_PASSWORD: postmark.password,
       SENDGRID_WEBHOOK_PUBLIC_KEY: sendgrid.publicKey
@@ -149,7 +152,7 @@ describe('provider webhooks', () => {
     ): SnsMessage {
       const message = {
         MessageId: randomUUID(),
-        TopicArn: 'arn:aws:sns:eu-west-1:123456789012:ses-feedback',
+        TopicArn: SES_TOPIC,
         Timestamp: new Date().toISOString(),
         SignatureVersion: version,
         SigningCertURL: `${certBase}SimpleNotificationService.pem`,
@@ -243,6 +246,31 @@ describe('provider webhooks', () => {
       });
       await post(message).expect(200);
       expect(confirmations).toEqual([`/confirm?Action=ConfirmSubscription&Token=${token}`]);
+    });
+    it('refuses notifications and subscriptions of a topic not in SNS_TOPIC_ARNS, never confirming', async () => {
+      const before = await state();
+      const foreignTopic = 'arn:aws:sns:eu-west-1:999999999999:someone-elses-topic';
+      // Validly signed by SNS: anyone can make a topic, subscribe Herald and publish to it.
+      const bounce = snsMessage({
+        Type: 'Notification',
+        TopicArn: foreignTopic,
+        Message: sesBounce(5, 'Permanent'),
+      });
+      const response = await post(bounce).expect(401);
+      expect(response.body).toEqual({
+        error: { code: 'invalid_credential', message: expect.any(String), details: [] },
+      });
+      const token = randomBytes(16).toString('hex');
+      const subscribe = snsMessage({
+        Type: 'SubscriptionConfirmation',
+        TopicArn: foreignTopic,
+        Message: 'You have chosen to subscribe to the topic …',
+        Token: token,
+        SubscribeURL: `${certBase}confirm?Action=ConfirmSubscription&Token=${token}`,
+      });
+      await post(subscribe).expect(401);
+      expect(confirmations.some((url) => url.includes(token))).toBe(false);
+      expect(await state()).toEqual(before);
     });
   });
 
@@ -385,6 +413,7 @@ describe('provider webhooks', () => {
           ...env.config.deliverability,
           providerWebhooks: {
             ...providerWebhooks,
+            snsTopicArns: undefined,
             postmark: undefined,
             sendgridPublicKey: undefined,
             mailgunSigningKey: undefined,
@@ -394,7 +423,7 @@ describe('provider webhooks', () => {
       { workers: false },
     );
     try {
-      for (const provider of ['postmark', 'sendgrid', 'mailgun']) {
+      for (const provider of ['ses', 'postmark', 'sendgrid', 'mailgun']) {
         const response = await request(bare.getHttpServer())
           .post(`/webhooks/${provider}`)
           .auth(postmark.user, postmark.password)
