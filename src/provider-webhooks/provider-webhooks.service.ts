@@ -9,6 +9,7 @@ import { mailgunEvents, verifyMailgun } from './mailgun';
 import { postmarkEvents, verifyPostmark } from './postmark';
 import { Provider, ProviderEvent, UnverifiedNotification } from './provider-event';
 import { sendgridEvents, sendgridKey, verifySendgrid } from './sendgrid';
+import { MailgunTokens } from './signature-window';
 import { parseSnsMessage, sesEvents, verifySnsSignature } from './ses';
 import { CertificateUnavailable, fetchPem, SnsCertificates } from './sns-certificates';
 
@@ -45,6 +46,7 @@ export class ProviderWebhooksService {
     private readonly certificates: SnsCertificates,
     private readonly locator: MessageLocator,
     private readonly feedback: FeedbackService,
+    private readonly mailgunTokens: MailgunTokens,
   ) {
     const key = config.deliverability.providerWebhooks.sendgridPublicKey;
     this.sendgrid = key === undefined ? undefined : sendgridKey(key);
@@ -105,7 +107,11 @@ export class ProviderWebhooksService {
       }
       case 'mailgun': {
         if (!credentials.mailgunSigningKey) throw new NotFoundError('route');
-        verifyMailgun(credentials.mailgunSigningKey, notification.body);
+        const { token, timestamp } = verifyMailgun(
+          credentials.mailgunSigningKey,
+          notification.body,
+        );
+        await this.mailgunTokens.firstUse(token, timestamp);
         return mailgunEvents(notification.body);
       }
     }

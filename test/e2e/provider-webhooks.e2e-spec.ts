@@ -275,9 +275,12 @@ describe('provider webhooks', () => {
   });
 
   describe('SendGrid', () => {
-    const post = (events: object[], key: KeyObject = sendgrid.privateKey) => {
+    const post = (
+      events: object[],
+      key: KeyObject = sendgrid.privateKey,
+      timestamp = String(Math.floor(Date.now() / 1000)),
+    ) => {
       const body = JSON.stringify(events);
-      const timestamp = String(Math.floor(Date.now() / 1000));
       const signature = sign('sha256', Buffer.from(timestamp + body), {
         key,
         dsaEncoding: 'der',
@@ -306,6 +309,17 @@ describe('provider webhooks', () => {
       expect(await state()).toEqual(before);
     });
 
+    it('refuses a signature whose timestamp is more than 15 minutes from now', async () => {
+      const before = await state();
+      const now = Math.floor(Date.now() / 1000);
+      for (const skew of [-16 * 60, 16 * 60]) {
+        const response = await post(spamReport(), sendgrid.privateKey, String(now + skew));
+        expect(response.status).toBe(401);
+        expect(response.body.error.code).toBe('invalid_credential');
+      }
+      expect(await state()).toEqual(before);
+    });
+
     it('applies a signed spam report matched by smtp-id, and ignores deliveries', async () => {
       const response = await post([
         ...spamReport(),
@@ -317,8 +331,11 @@ describe('provider webhooks', () => {
   });
 
   describe('Mailgun', () => {
-    const signed = (eventData: object, key = mailgunKey) => {
-      const timestamp = String(Math.floor(Date.now() / 1000));
+    const signed = (
+      eventData: object,
+      key = mailgunKey,
+      timestamp = String(Math.floor(Date.now() / 1000)),
+    ) => {
       const token = randomBytes(25).toString('hex');
       const signature = createHmac('sha256', key)
         .update(timestamp + token)
@@ -341,6 +358,40 @@ describe('provider webhooks', () => {
         .send(signed(failed(3, 'temporary'), 'not-the-key'))
         .expect(401);
       expect(await state()).toEqual(before);
+    });
+
+    it('refuses a signature whose timestamp is more than 15 minutes from now', async () => {
+      const before = await state();
+      const now = Math.floor(Date.now() / 1000);
+      for (const skew of [-16 * 60, 16 * 60]) {
+        const response = await request(api.server)
+          .post('/webhooks/mailgun')
+          .send(signed(failed(6, 'permanent'), mailgunKey, String(now + skew)));
+        expect(response.status).toBe(401);
+        expect(response.body.error.code).toBe('invalid_credential');
+      }
+      expect(await state()).toEqual(before);
+    });
+
+    it('refuses a token seen before, in this process or another one', async () => {
+      // A second API process on the same database and Redis: the memory is shared.
+      const other = await createHttpApp(env.config, { workers: false });
+      try {
+        // Within the window but not fresh: still accepted once.
+        const body = signed(
+          { ...failed(6, 'temporary'), event: 'accepted' },
+          mailgunKey,
+          String(Math.floor(Date.now() / 1000) - 14 * 60),
+        );
+        await request(api.server).post('/webhooks/mailgun').send(body).expect(200);
+        for (const server of [api.server, other.getHttpServer()]) {
+          const replay = await request(server).post('/webhooks/mailgun').send(body);
+          expect(replay.status).toBe(401);
+          expect(replay.body.error.code).toBe('invalid_credential');
+        }
+      } finally {
+        await other.close();
+      }
     });
 
     it('counts a temporary failure as a soft bounce (matched by Message-ID)', async () => {
