@@ -28,7 +28,7 @@ describe('deliverability configuration', () => {
       POSTMARK_WEBHOOK_PASSWORD: 'p',
     });
     expect(deliverability).toMatchObject({
-      inboundSmtp: { port: 2525, host: '0.0.0.0' },
+      inboundSmtp: { port: 2525, host: '0.0.0.0', maxBytes: 10 * 1024 * 1024 },
       providerWebhooks: {
         snsTopicArns: [
           'arn:aws:sns:eu-west-1:123456789012:ses-feedback',
@@ -42,6 +42,8 @@ describe('deliverability configuration', () => {
 
   it.each([
     [{ INBOUND_SMTP_PORT: '70000' }, 'INBOUND_SMTP_PORT'],
+    [{ INBOUND_MAX_BYTES: '10MB' }, 'INBOUND_MAX_BYTES'],
+    [{ INBOUND_MAX_BYTES: '100' }, 'INBOUND_MAX_BYTES'],
     // A prefix that does not pin the host would trust any look-alike domain.
     [{ SNS_CERT_URL_PREFIXES: 'https://sns.' }, 'SNS_CERT_URL_PREFIXES'],
     [{ SNS_CERT_URL_PREFIXES: 'http://sns.eu-west-1.amazonaws.com/' }, 'SNS_CERT_URL_PREFIXES'],

@@ -4,8 +4,11 @@ type Env = Record<string, string | undefined>;
 
 /** Bounce handling, inbound mail and provider webhooks (README, "Bounces and complaints"). */
 export interface DeliverabilityConfig {
-  /** INBOUND_SMTP_PORT (and INBOUND_SMTP_HOST): unset, Herald takes no inbound mail. */
-  inboundSmtp: { port: number; host: string } | undefined;
+  /**
+   * INBOUND_SMTP_PORT (and INBOUND_SMTP_HOST): unset, Herald takes no inbound mail.
+   * INBOUND_MAX_BYTES (default 10 MiB): the largest message it takes.
+   */
+  inboundSmtp: { port: number; host: string; maxBytes: number } | undefined;
   providerWebhooks: ProviderWebhookConfig;
 }
 
@@ -46,14 +49,31 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** Reports and complaints are small; 10 MiB leaves room for a quoted original with images. */
+const DEFAULT_INBOUND_MAX_BYTES = 10 * 1024 * 1024;
+
 function parseInbound(env: Env): DeliverabilityConfig['inboundSmtp'] {
+  const maxBytes = parseMaxBytes(env.INBOUND_MAX_BYTES);
   const raw = nonEmpty(env.INBOUND_SMTP_PORT);
   if (raw === undefined) return undefined;
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port > 65535) {
     throw new ConfigError('INBOUND_SMTP_PORT', `must be an integer from 0 to 65535, got "${raw}"`);
   }
-  return { port, host: nonEmpty(env.INBOUND_SMTP_HOST) ?? '0.0.0.0' };
+  return { port, host: nonEmpty(env.INBOUND_SMTP_HOST) ?? '0.0.0.0', maxBytes };
+}
+
+function parseMaxBytes(value: string | undefined): number {
+  const raw = nonEmpty(value);
+  if (raw === undefined) return DEFAULT_INBOUND_MAX_BYTES;
+  const bytes = Number(raw);
+  if (!/^\d+$/.test(raw) || bytes < 1024 || bytes > 1024 * 1024 * 1024) {
+    throw new ConfigError(
+      'INBOUND_MAX_BYTES',
+      `must be an integer from 1024 to 1073741824, got "${raw}"`,
+    );
+  }
+  return bytes;
 }
 
 /** `arn:<partition>:sns:<region>:<account id>:<topic name>` (FIFO topics end in `.fifo`). */
