@@ -6,6 +6,7 @@ import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { ImportMode } from '../generated/prisma/client';
 import { isUuid, newId } from '../platform/crypto/ids';
+import { neutralizeCell } from '../platform/csv/formula-cells';
 import { NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
 import { withinDeadline } from '../platform/queue/within-deadline';
 import { ENQUEUE_DEADLINE_MS, IMPORT_ERRORS_SHOWN, IMPORT_MAX_BYTES } from '../platform/settings';
@@ -103,7 +104,11 @@ export class ImportsService {
       for (;;) {
         const page: ImportRowError[] = await imports.errorsAfter(id, after, 1000);
         if (page.length > 0) {
-          yield stringify(page.map((error) => [String(error.row), error.field, error.message]));
+          yield stringify(
+            page.map((error) =>
+              [String(error.row), error.field, error.message].map(neutralizeCell),
+            ),
+          );
         }
         if (page.length < 1000) return;
         after = page[page.length - 1];
