@@ -7,6 +7,7 @@ import { Principal } from '../auth/principal';
 import { ImportMode } from '../generated/prisma/client';
 import { isUuid, newId } from '../platform/crypto/ids';
 import { neutralizeCell } from '../platform/csv/formula-cells';
+import { bulkJobsExceeded } from '../platform/database/account-quota';
 import { NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
 import { withinDeadline } from '../platform/queue/within-deadline';
 import { ENQUEUE_DEADLINE_MS, IMPORT_ERRORS_SHOWN, IMPORT_MAX_BYTES } from '../platform/settings';
@@ -38,6 +39,8 @@ export class ImportsService {
 
   async start(caller: Principal, request: IncomingMessage): Promise<ImportAccepted> {
     const { accountId } = caller;
+    // Before the upload is stored (up to 100 MB); the create below decides under a lock.
+    if (!(await this.imports.hasBulkJobRoom(accountId))) throw bulkJobsExceeded('imports');
     const upload = await readCsvUpload(request, (file) =>
       this.files.write(accountId, 'import', file, IMPORT_MAX_BYTES).catch((error: unknown) => {
         if (!(error instanceof FileTooLargeError)) throw error;
@@ -53,7 +56,7 @@ export class ImportsService {
         throw error;
       });
       const id = newId();
-      await this.imports.create(accountId, {
+      const created = await this.imports.create(accountId, {
         id,
         apiKeyId: caller.apiKeyId,
         userId: caller.userId,
@@ -63,6 +66,7 @@ export class ImportsService {
         fileBytes: upload.stored.bytes,
         rowsTotal: upload.rows,
       });
+      if (!created) throw bulkJobsExceeded('imports');
       await this.audit.recordBy(caller, {
         action: 'subscriber_import.created',
         metadata: { import_id: id, bytes: upload.stored.bytes, mode },
