@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
 import { CampaignsRepository } from './campaigns.repository';
-import type { FeedbackKind } from './campaigns.sql';
+import type { FeedbackKind } from '../message-refs/feedback-report';
 
 /**
  * How the feedback loop counts what receivers report after a send (bounces, complaints,

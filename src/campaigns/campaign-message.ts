@@ -6,11 +6,11 @@ import { accountIdOfRow } from '../platform/database/account-id';
 import { OutgoingMessage } from '../platform/mail/mail-transport';
 import { CompiledMessage, subscriberVariables } from '../templates/template-renderer';
 import { SenderIdentity } from '../domains/sender-identity';
-import { VerpAddresses } from '../feedback/verp-address';
+import { VerpAddresses } from '../message-refs/verp-address';
 import { FooterSender, senderVariables } from '../opt-out/opt-out-footer';
 import { hasInvalidCharacters } from '../platform/validation/text-integrity';
 import { rewriteLinks } from './click-tracking';
-import { RecipientRef, RecipientTokens } from './recipient-token';
+import { RecipientRef, RecipientTokens } from '../message-refs/recipient-token';
 
 /**
  * Turns a campaign and one subscriber into the message on the wire: merge

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
-import { VerpModule } from '../feedback/verp.module';
+import { VerpModule } from '../message-refs/verp.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { CampaignDeliveryGates } from './campaign-delivery-gate';
 import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
@@ -11,7 +11,7 @@ import { CampaignSchedulePoller } from './campaign-schedule-poller';
 import { CampaignWatchdog } from './campaign-watchdog';
 import { CampaignWorkerWarmup } from './campaign-worker-warmup';
 import { CampaignsCoreModule } from './campaigns-core.module';
-import { RecipientTokens } from './recipient-token';
+import { RecipientTokens } from '../message-refs/recipient-token';
 import { SendSlots } from './send-slots';
 import { SendRateLimiter } from './send-rate-limiter';
 

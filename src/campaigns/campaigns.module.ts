@@ -15,7 +15,7 @@ import { CampaignsCoreModule } from './campaigns-core.module';
 import { CampaignsController } from './campaigns.controller';
 import { CampaignsService } from './campaigns.service';
 import { RecipientActivityService } from './recipient-activity.service';
-import { RecipientTokens } from './recipient-token';
+import { RecipientTokens } from '../message-refs/recipient-token';
 import { TrackingController } from './tracking.controller';
 
 /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Campaign, CampaignStatus, Prisma } from '../generated/prisma/client';
+import type { FeedbackKind } from '../message-refs/feedback-report';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -240,12 +241,7 @@ export class CampaignsRepository {
   }
 
   /** A bounce, complaint or unsubscribe reported after the send, inside the report's write. */
-  async countFeedback(
-    accountId: AccountId,
-    id: string,
-    kind: sql.FeedbackKind,
-    tx: Db,
-  ): Promise<void> {
+  async countFeedback(accountId: AccountId, id: string, kind: FeedbackKind, tx: Db): Promise<void> {
     await tx.$executeRaw(sql.countFeedback(accountId, id, kind));
   }
 }

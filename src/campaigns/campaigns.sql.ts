@@ -1,5 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import { UNFINISHED } from './campaign-ledger.sql';
+import type { FeedbackKind } from '../message-refs/feedback-report';
 import type { AccountId } from '../platform/database/account-id';
 import type { ActivityKind } from './campaign-ledger.sql';
 
@@ -143,9 +144,6 @@ export const countFirstActivity = (kind: ActivityKind, accountId: AccountId, id:
   Prisma.sql`
     UPDATE campaigns SET ${ACTIVITY_COUNT[kind]} = ${ACTIVITY_COUNT[kind]} + 1
      WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
-
-/** What a delivery report says happened to one campaign message. */
-export type FeedbackKind = 'hard_bounce' | 'soft_bounce' | 'complaint' | 'unsubscribe';
 
 /** Campaign counter per kind: fixed identifiers, never input, so safe to splice. */
 const FEEDBACK_COUNTER: Record<FeedbackKind, Prisma.Sql> = {

@@ -8,7 +8,7 @@ import { CampaignLedgerRepository } from './campaign-ledger.repository';
 import type { ActivityKind } from './campaign-ledger.sql';
 import { CampaignSentMessages } from './campaign-sent-messages';
 import { CampaignsRepository } from './campaigns.repository';
-import { RecipientRef } from './recipient-token';
+import { RecipientRef } from '../message-refs/recipient-token';
 
 /** What the tracking request says about who made it. */
 export interface ActivitySource {

@@ -5,7 +5,7 @@ import { Public } from '../auth/public.decorator';
 import { NotFoundError } from '../platform/errors/api-errors';
 import { locationOf } from './click-tracking';
 import { RecipientActivityService } from './recipient-activity.service';
-import { RecipientRef, RecipientTokens } from './recipient-token';
+import { RecipientRef, RecipientTokens } from '../message-refs/recipient-token';
 
 // A transparent 1×1 GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');

@@ -6,7 +6,8 @@ import { SubscribersService } from '../subscribers/subscribers.service';
 import { MailEvents } from '../stats/mail-events';
 import { SuppressionList } from '../suppression/suppression-list';
 import { feedbackMailEvent } from './feedback-events';
-import { FeedbackOutcome, FeedbackReport, messageKey } from './feedback-report';
+import { FeedbackOutcome, FeedbackReport } from '../message-refs/feedback-report';
+import { messageKey } from '../message-refs/message-ref';
 import { FeedbackRepository } from './feedback.repository';
 import { SentMessageLookup } from './sent-message-lookup';
 

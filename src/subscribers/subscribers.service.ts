@@ -19,7 +19,7 @@ import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SuppressionList } from '../suppression/suppression-list';
-import type { FeedbackKind } from '../feedback/feedback-report';
+import type { FeedbackKind } from '../message-refs/feedback-report';
 import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
 import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';

@@ -2,7 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { SenderDomainsService } from '../domains/sender-domains.service';
-import { VerpAddresses } from '../feedback/verp-address';
+import { VerpAddresses } from '../message-refs/verp-address';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';

@@ -1,4 +1,4 @@
-import { MessageRef } from './verp-address';
+import type { MessageRef } from './message-ref';
 
 /** What a report says happened to one message. */
 export type FeedbackKind = 'hard_bounce' | 'soft_bounce' | 'complaint' | 'unsubscribe';
@@ -28,8 +28,3 @@ export interface FeedbackReport {
  * `unmatched`: no such message, or its recipient is gone (erased).
  */
 export type FeedbackOutcome = 'applied' | 'repeated' | 'duplicate' | 'unmatched';
-
-/** The key one message's reports share: `c:<campaign>:<subscriber>` or `t:<message>`. */
-export function messageKey(ref: MessageRef): string {
-  return ref.kind === 'campaign' ? `c:${ref.campaignId}:${ref.subscriberId}` : `t:${ref.messageId}`;
-}

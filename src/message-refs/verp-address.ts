@@ -7,11 +7,7 @@ import { CONFIG } from '../platform/config/config.module';
 import { isUuid } from '../platform/crypto/ids';
 import { KeyedHasher } from '../platform/crypto/keyed-hasher';
 import { base32Decode, base32Encode } from './base32';
-
-/** The message an address answers for: a campaign's message to one subscriber, or one transactional message. */
-export type MessageRef =
-  | { kind: 'campaign'; campaignId: string; subscriberId: string }
-  | { kind: 'transactional'; messageId: string };
+import type { MessageRef } from './message-ref';
 
 /**
  * `b`: the envelope return path, where bounce reports (and some complaint reports) arrive.
