@@ -5,7 +5,7 @@ import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import type { AccountId } from '../platform/database/account-id';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
-import { SEND_RATE_RETRY_MS, SEND_STATUS_CHECK_MS } from '../platform/settings';
+import { SEND_RATE_RETRY_MS, SEND_STATUS_CHECK_MS } from './campaigns.settings';
 import { CampaignsRepository } from './campaigns.repository';
 import { SendRateLimiter, SendRates } from './send-rate-limiter';
 

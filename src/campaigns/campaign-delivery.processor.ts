@@ -23,13 +23,15 @@ import {
   CAMPAIGN_JOB_LOCK_MS,
   CAMPAIGN_MAX_STALLED,
   CAMPAIGN_STALLED_CHECK_MS,
+  RECORD_ATTEMPTS,
+  RECORD_RETRY_MAX_MS,
+} from '../platform/settings';
+import {
   DELIVERY_CHUNK,
   DELIVERY_CONCURRENCY,
   DELIVERY_WINDOW,
-  RECORD_ATTEMPTS,
   RECORD_BATCH,
-  RECORD_RETRY_MAX_MS,
-} from '../platform/settings';
+} from './campaigns.settings';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { SuppressionList } from '../suppression/suppression-list';
 import {

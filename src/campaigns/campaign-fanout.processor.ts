@@ -10,10 +10,8 @@ import {
   CAMPAIGN_JOB_LOCK_MS,
   CAMPAIGN_MAX_STALLED,
   CAMPAIGN_STALLED_CHECK_MS,
-  DELIVERY_BATCH,
-  FANOUT_BATCH,
-  FANOUT_CONCURRENCY,
 } from '../platform/settings';
+import { DELIVERY_BATCH, FANOUT_BATCH, FANOUT_CONCURRENCY } from './campaigns.settings';
 import { segmentFilterSql } from '../segments/segment-filter';
 import { SegmentsService } from '../segments/segments.service';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';

@@ -4,13 +4,14 @@ import { Principal } from '../auth/principal';
 import { Campaign } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
 import {
-  CampaignStateConflictError,
   InsufficientScopeError,
   NotFoundError,
   ValidationFailedError,
 } from '../platform/errors/api-errors';
 import { withinDeadline } from '../platform/queue/within-deadline';
-import { ENQUEUE_DEADLINE_MS, RESUME_RECHECK_MS } from '../platform/settings';
+import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
+import { RESUME_RECHECK_MS } from './campaigns.settings';
+import { CampaignStateConflictError } from './campaign-errors';
 import { parseIsoDate } from '../platform/validation/calendar-date';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { MessageContent } from '../templates/template-renderer';

@@ -3,7 +3,7 @@ import { AuditLog } from '../audit/audit-log';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import type { AccountId } from '../platform/database/account-id';
 import { ValidationFailedError } from '../platform/errors/api-errors';
-import { SCHEDULE_BATCH, SCHEDULE_TICK_MS } from '../platform/settings';
+import { SCHEDULE_BATCH, SCHEDULE_TICK_MS } from './campaigns.settings';
 import { CampaignEvents } from './campaign-events';
 import { CampaignSendQueue } from './campaign-send-queue';
 import { CampaignsRepository } from './campaigns.repository';

@@ -9,7 +9,7 @@ import {
   DELIVERY_BACKOFF_MS,
   FANOUT_ATTEMPTS,
   FANOUT_BACKOFF_MS,
-} from '../platform/settings';
+} from './campaigns.settings';
 
 /**
  * Jobs carry ids only: never an address or any other personal data. Read back from Redis,

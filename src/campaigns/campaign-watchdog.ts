@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RedisService } from '../platform/redis/redis.module';
-import { WATCHDOG_BATCH, WATCHDOG_IDLE_SECONDS, WATCHDOG_TICK_MS } from '../platform/settings';
+import { WATCHDOG_BATCH, WATCHDOG_IDLE_SECONDS, WATCHDOG_TICK_MS } from './campaigns.settings';
 import { CampaignSendQueue } from './campaign-send-queue';
 import { CampaignsRepository } from './campaigns.repository';
 

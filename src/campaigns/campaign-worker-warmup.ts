@@ -5,7 +5,7 @@ import { accountIdOfRow } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { MailTransport } from '../platform/mail/mail-transport';
-import { DELIVERY_CONCURRENCY } from '../platform/settings';
+import { DELIVERY_CONCURRENCY } from './campaigns.settings';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { SuppressionList } from '../suppression/suppression-list';
 import { CampaignDeliveryRunsRepository } from './campaign-delivery-runs.repository';

@@ -7,17 +7,12 @@ import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { isUuid, newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
-import {
-  CampaignAlreadySentError,
-  CampaignNotDraftError,
-  ErrorDetail,
-  NotFoundError,
-  ValidationFailedError,
-} from '../platform/errors/api-errors';
+import { ErrorDetail, NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
 import { SegmentsService } from '../segments/segments.service';
 import { compileMessage } from '../templates/template-renderer';
+import { CampaignAlreadySentError, CampaignNotDraftError } from './campaign-errors';
 import { TemplatesService } from '../templates/templates.service';
 import { CreateCampaignDto, UpdateCampaignDto } from './campaign.dto';
 import {

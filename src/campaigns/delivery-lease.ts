@@ -3,7 +3,7 @@ import {
   DELIVERY_LEASE_MARGIN_MS,
   DELIVERY_LEASE_MS,
   DELIVERY_LEASE_RENEW_MS,
-} from '../platform/settings';
+} from './campaigns.settings';
 import { CampaignDeliveryRunsRepository, RunIdentity } from './campaign-delivery-runs.repository';
 
 const LEASE_SECONDS = DELIVERY_LEASE_MS / 1000;

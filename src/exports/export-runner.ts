@@ -4,7 +4,7 @@ import { ErasureService } from '../erasure/erasure.service';
 import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
-import { EXPORT_BATCH, EXPORT_TTL_MS } from '../platform/settings';
+import { EXPORT_BATCH, EXPORT_TTL_MS } from './exports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { segmentFilterSql } from '../segments/segment-filter';
 import { SegmentsService } from '../segments/segments.service';

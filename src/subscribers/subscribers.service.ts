@@ -7,11 +7,8 @@ import { isUuid, newId } from '../platform/crypto/ids';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
-import {
-  EmailErasedError,
-  NotFoundError,
-  ValidationFailedError,
-} from '../platform/errors/api-errors';
+import { NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
+import { EmailErasedError } from '../erasure/erasure-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';

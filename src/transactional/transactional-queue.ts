@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
 import { QUEUES } from '../platform/queue/queue.module';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
-import { TRANSACTIONAL_ATTEMPTS, TRANSACTIONAL_BACKOFF_MS } from '../platform/settings';
+import { TRANSACTIONAL_ATTEMPTS, TRANSACTIONAL_BACKOFF_MS } from './transactional.settings';
 import type { TransactionalMessageId } from './transactional-messages.repository';
 
 /**

@@ -17,8 +17,8 @@ import {
   CAMPAIGN_STALLED_CHECK_MS,
   RECORD_ATTEMPTS,
   RECORD_RETRY_MAX_MS,
-  TRANSACTIONAL_CONCURRENCY,
 } from '../platform/settings';
+import { TRANSACTIONAL_CONCURRENCY } from './transactional.settings';
 import { SuppressionList } from '../suppression/suppression-list';
 import { textFromHtml } from '../templates/template-renderer';
 import { TransactionalClaim } from './transactional-claim';

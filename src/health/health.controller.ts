@@ -1,9 +1,9 @@
 import { Controller, Get, Module, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../../auth/public.decorator';
-import { PrismaService } from '../database/prisma.service';
-import { RedisService } from '../redis/redis.module';
+import { Public } from '../auth/public.decorator';
+import { PrismaService } from '../platform/database/prisma.service';
+import { RedisService } from '../platform/redis/redis.module';
 
 const CHECK_TIMEOUT_MS = 2000;
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createHttpApp } from '../../http-app';
-import { loadConfig } from '../config/config';
+import { createHttpApp } from './http-app';
+import { loadConfig } from './platform/config/config';
 
 /**
  * `npm run openapi:write [file]`: writes the document the API serves at /openapi.json

@@ -1,10 +1,10 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ERROR_CODES } from '../errors/api-errors';
-import { requiredScope } from '../../auth/scopes';
-import { ENDPOINT_MARK } from './api-endpoint.decorator';
-import { exampleOf } from './schema-example';
-import { applyValidationLimits } from './validation-limits';
+import { ERROR_CODES } from '../platform/errors/api-errors';
+import { requiredScope } from '../auth/scopes';
+import { ENDPOINT_MARK } from '../platform/openapi/api-endpoint.decorator';
+import { exampleOf } from '../platform/openapi/schema-example';
+import { applyValidationLimits } from '../platform/openapi/validation-limits';
 
 type Json = Record<string, unknown>;
 
