@@ -6,7 +6,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { SenderIdentity } from '../domains/sender-identity';
 import { Campaign, Subscriber } from '../generated/prisma/client';
-import { FooterSender, withOptOut } from '../opt-out/opt-out-footer';
+import { FooterSender, withOptOut } from './opt-out-footer';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
 import { isTransientDatabaseError } from '../platform/database/transient-errors';
 import { ValidationFailedError } from '../platform/errors/api-errors';

@@ -7,7 +7,7 @@ import { OutgoingMessage } from '../platform/mail/mail-transport';
 import { CompiledMessage, subscriberVariables } from '../templates/template-renderer';
 import { SenderIdentity } from '../domains/sender-identity';
 import { VerpAddresses } from '../message-refs/verp-address';
-import { FooterSender, senderVariables } from '../opt-out/opt-out-footer';
+import { FooterSender, senderVariables } from './opt-out-footer';
 import { hasInvalidCharacters } from '../platform/validation/text-integrity';
 import { rewriteLinks } from './click-tracking';
 import { RecipientRef, RecipientTokens } from '../message-refs/recipient-token';

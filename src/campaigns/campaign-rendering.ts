@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
 import { Campaign, Subscriber } from '../generated/prisma/client';
-import { senderVariables, withOptOut } from '../opt-out/opt-out-footer';
+import { senderVariables, withOptOut } from './opt-out-footer';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import type { AccountId } from '../platform/database/account-id';
