@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Principal } from '../auth/principal';
-import { CampaignsService } from '../campaigns/campaigns.service';
+import { CampaignsService } from '../campaigns/definition/campaigns.service';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { ErasureService } from '../erasure/erasure.service';
 import { newId } from '../platform/crypto/ids';

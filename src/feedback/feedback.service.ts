@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CampaignFeedbackCounters } from '../campaigns/campaign-feedback-counters';
+import { CampaignFeedbackCounters } from '../campaigns/core/campaign-feedback-counters';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import { SubscribersService } from '../subscribers/subscribers.service';

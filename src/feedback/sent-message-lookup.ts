@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
-import { CampaignSentMessages } from '../campaigns/campaign-sent-messages';
+import { CampaignSentMessages } from '../campaigns/ledger/campaign-sent-messages';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
