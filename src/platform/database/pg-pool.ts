@@ -5,6 +5,13 @@ import { CONFIG } from '../config/config.module';
 import { PG_POOL_SIZE } from '../settings';
 import type { PgClient } from './db';
 
+/**
+ * The longest wait for a free connection. No code holds one connection while it waits for
+ * another, so under any load the pool turns over in milliseconds; a wait this long means the
+ * database is not answering.
+ */
+const POOL_WAIT_MS = 4000;
+
 /** How often PostgreSQL checks, while a statement runs, that its client is still connected. */
 const CLIENT_CHECK_INTERVAL_MS = 1000;
 
@@ -23,6 +30,9 @@ export class PgPool extends Pool implements OnApplicationShutdown {
       // timeout cancels a statement gone wrong; the check ends a statement whose client has
       // gone (a killed worker): without it, PostgreSQL runs it to the end, however long.
       statement_timeout: config.statementTimeoutMs,
+      // A wait for a free connection is bounded too: past it the caller fails as if the
+      // database were away (a retry later, a 500 with Retry-After) instead of queueing on.
+      connectionTimeoutMillis: POOL_WAIT_MS,
       options: `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}`,
     });
     // An idle connection that PostgreSQL ends (restart, failover, admin kill) emits 'error'
