@@ -6,7 +6,7 @@ import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { EXPORT_BATCH, EXPORT_TTL_MS } from './exports.settings';
 import { FileStore } from '../platform/storage/file-store';
-import { segmentFilterSql } from '../segments/segment-filter';
+import { segmentFilterSql } from '../segments/segment-filter-sql';
 import { SegmentsService } from '../segments/segments.service';
 import { exportHeader, subscriberCells } from '../subscribers/subscriber-csv';
 import { SubscribersService } from '../subscribers/subscribers.service';

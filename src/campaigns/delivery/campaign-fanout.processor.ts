@@ -12,7 +12,7 @@ import {
   CAMPAIGN_STALLED_CHECK_MS,
 } from '../../platform/settings';
 import { DELIVERY_BATCH, FANOUT_BATCH, FANOUT_CONCURRENCY } from '../core/campaigns.settings';
-import { segmentFilterSql } from '../../segments/segment-filter';
+import { segmentFilterSql } from '../../segments/segment-filter-sql';
 import { SegmentsService } from '../../segments/segments.service';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
 import { CampaignCompletion } from '../core/campaign-completion';
