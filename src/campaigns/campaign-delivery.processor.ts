@@ -1,5 +1,4 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, Job } from 'bullmq';
 import { AccountsService } from '../accounts/accounts.service';
@@ -17,12 +16,9 @@ import {
   OutgoingMessage,
   withoutAddresses,
 } from '../platform/mail/mail-transport';
+import { QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
-import { reportRedisError } from '../platform/redis/redis-outage-log';
 import {
-  CAMPAIGN_JOB_LOCK_MS,
-  CAMPAIGN_MAX_STALLED,
-  CAMPAIGN_STALLED_CHECK_MS,
   DELIVERY_CHUNK,
   DELIVERY_CONCURRENCY,
   DELIVERY_WINDOW,
@@ -85,15 +81,8 @@ const WAKE_NOW_MS = 500;
  * small bulk write fenced on the run. Temporary refusals are deferred in the ledger; when the
  * batch's next try lies in the future, the job waits in BullMQ's delayed set until then.
  */
-@Processor(QUEUES.campaignDelivery, {
-  concurrency: DELIVERY_CONCURRENCY,
-  lockDuration: CAMPAIGN_JOB_LOCK_MS,
-  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
-  maxStalledCount: CAMPAIGN_MAX_STALLED,
-})
-export class CampaignDeliveryProcessor extends WorkerHost {
-  private readonly logger = new Logger(CampaignDeliveryProcessor.name);
-
+@Processor(QUEUES.campaignDelivery, workerOptions(DELIVERY_CONCURRENCY))
+export class CampaignDeliveryProcessor extends QueueProcessor {
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
@@ -109,13 +98,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly suppressions: SuppressionList,
     private readonly gates: CampaignDeliveryGates,
   ) {
-    super();
-  }
-
-  /** The worker's own errors (its Redis connections): reported once per interval. */
-  @OnWorkerEvent('error')
-  onError(error: Error): void {
-    reportRedisError('the campaign delivery worker', error);
+    super('the campaign delivery worker');
   }
 
   /** An attempt that failed (a store away, a lapsed lease) is retried; say why, once. */
