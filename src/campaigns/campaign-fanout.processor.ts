@@ -6,7 +6,6 @@ import { MailTransport } from '../platform/mail/mail-transport';
 import { QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
 import { DELIVERY_BATCH, FANOUT_BATCH, FANOUT_CONCURRENCY } from '../platform/settings';
-import { segmentFilterSql } from '../segments/segment-filter';
 import { SegmentsService } from '../segments/segments.service';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
 import { CampaignCompletion } from './campaign-completion';
@@ -78,9 +77,8 @@ export class CampaignFanoutProcessor extends QueueProcessor {
    * in use by an unsent campaign cannot be deleted (SegmentsRepository.delete).
    */
   private async audience(accountId: AccountId, segmentId: string | null): Promise<Prisma.Sql> {
-    if (!segmentId) return Prisma.sql`TRUE`;
-    const filter = await this.segments.filterOf(accountId, segmentId);
-    if (filter === undefined) throw new Error(`segment ${segmentId} of the campaign is missing`);
-    return segmentFilterSql(filter);
+    const audience = await this.segments.audienceSql(accountId, segmentId);
+    if (!audience) throw new Error(`segment ${segmentId} of the campaign is missing`);
+    return audience;
   }
 }

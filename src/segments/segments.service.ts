@@ -8,7 +8,7 @@ import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
 import { CreateSegmentDto, UpdateSegmentDto } from './segment.dto';
-import { parseSegmentFilter, SegmentFilter } from './segment-filter';
+import { parseSegmentFilter, SegmentFilter, segmentFilterSql } from './segment-filter';
 import {
   presentSegment,
   presentSegmentWithCount,
@@ -122,6 +122,19 @@ export class SegmentsService {
   async filterOf(accountId: AccountId, id: string): Promise<SegmentFilter | undefined> {
     const row = isUuid(id) ? await this.segments.findById(accountId, id) : null;
     return row ? parseSegmentFilter(row.filter) : undefined;
+  }
+
+  /**
+   * Who a campaign or an export addresses, as one predicate over `subscribers s`: everyone
+   * without a segment, the segment's filter with one; undefined when the segment is gone.
+   */
+  async audienceSql(
+    accountId: AccountId,
+    segmentId: string | null,
+  ): Promise<Prisma.Sql | undefined> {
+    if (!segmentId) return Prisma.sql`TRUE`;
+    const filter = await this.filterOf(accountId, segmentId);
+    return filter === undefined ? undefined : segmentFilterSql(filter);
   }
 
   private async withCount(accountId: AccountId, row: Segment): Promise<SegmentWithCountResponse> {
