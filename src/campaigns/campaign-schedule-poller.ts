@@ -34,7 +34,7 @@ export class CampaignSchedulePoller extends PeriodicService {
   }
 
   protected async pass(): Promise<void> {
-    for (const due of await this.campaigns.dueCampaigns(SCHEDULE_BATCH)) {
+    for (const due of await this.campaigns.dueCampaignsAcrossAccounts(SCHEDULE_BATCH)) {
       await this.fire(due.accountId, due.id, due.fromAddress);
     }
   }

@@ -32,13 +32,16 @@ export class CampaignWatchdog extends PeriodicService {
 
   protected async pass(): Promise<void> {
     if (await this.redisLostItsJobs()) {
-      const sending = await this.campaigns.sendingCampaigns(WATCHDOG_BATCH);
+      const sending = await this.campaigns.sendingCampaignsAcrossAccounts(WATCHDOG_BATCH);
       if (sending.length > 0) {
         this.logger.warn(`Redis lost its jobs; resuming ${sending.length} sending campaigns`);
       }
       await this.revive(sending);
     }
-    const stalled = await this.campaigns.stalledCampaigns(WATCHDOG_IDLE_SECONDS, WATCHDOG_BATCH);
+    const stalled = await this.campaigns.stalledCampaignsAcrossAccounts(
+      WATCHDOG_IDLE_SECONDS,
+      WATCHDOG_BATCH,
+    );
     for (const campaign of stalled) {
       this.logger.warn(
         `campaign ${campaign.id} idle for ${WATCHDOG_IDLE_SECONDS}s; resuming its fan-out`,

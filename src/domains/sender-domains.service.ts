@@ -90,7 +90,7 @@ export class SenderDomainsService {
   async recheckDue(before: Date): Promise<number> {
     let checked = 0;
     for (;;) {
-      const due = await this.domains.claimDueForRecheck(before, RECHECK_BATCH);
+      const due = await this.domains.claimDueForRecheckAcrossAccounts(before, RECHECK_BATCH);
       for (const domain of due) {
         try {
           await this.check(domain.accountId, domain.id);

@@ -23,7 +23,10 @@ export class ExportWatchdog extends BulkJobWatchdog {
 
   protected async tidy(): Promise<void> {
     await this.pool.transaction(async (client) => {
-      for (const { accountId, fileId } of await this.exports.expireDue(client, SWEEP_BATCH)) {
+      for (const { accountId, fileId } of await this.exports.expireDueAcrossAccounts(
+        client,
+        SWEEP_BATCH,
+      )) {
         if (fileId) await this.files.delete(accountId, fileId, client);
       }
     });

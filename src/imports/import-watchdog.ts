@@ -20,7 +20,7 @@ export class ImportWatchdog extends BulkJobWatchdog {
   }
 
   protected async tidy(): Promise<void> {
-    const abandoned = await this.files.deleteAbandoned(
+    const abandoned = await this.files.deleteAbandonedAcrossAccounts(
       new Date(Date.now() - ABANDONED_UPLOAD_MS),
       SWEEP_BATCH,
     );

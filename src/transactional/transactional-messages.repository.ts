@@ -160,7 +160,7 @@ export class TransactionalMessagesRepository {
    * than `olderThanMs` whose job may have been lost (a crash between commit and enqueue, a
    * lost Redis). Adding a job is idempotent (jobId = message id).
    */
-  async findStranded(olderThanMs: number, limit: number): Promise<MessageRef[]> {
+  async findStrandedAcrossAccounts(olderThanMs: number, limit: number): Promise<MessageRef[]> {
     const lapsed = await this.prisma.$queryRaw<{ accountId: string; id: string; status: string }[]>(
       sql.requeueLapsedClaims(limit),
     );

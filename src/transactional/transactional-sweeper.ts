@@ -30,9 +30,9 @@ export class TransactionalSweeper extends PeriodicService {
 
   /** One pass; `strandedAfterMs` is shortened by tests. */
   async sweep(strandedAfterMs = STRANDED_AFTER_MS): Promise<{ requeued: number; pruned: number }> {
-    const stranded = await this.messages.findStranded(strandedAfterMs, SWEEP_BATCH);
+    const stranded = await this.messages.findStrandedAcrossAccounts(strandedAfterMs, SWEEP_BATCH);
     await this.queue.enqueue(stranded);
-    const pruned = await this.idempotencyKeys.pruneExpired(SWEEP_BATCH * 10);
+    const pruned = await this.idempotencyKeys.pruneExpiredAcrossAccounts(SWEEP_BATCH * 10);
     return { requeued: stranded.length, pruned };
   }
 }

@@ -82,7 +82,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly pruner = new PeriodicTask(
     'pruning webhook deliveries',
     PRUNE_EVERY_MS,
-    () => this.deliveries.pruneFinished(WEBHOOK_RETENTION_DAYS, PRUNE_BATCH),
+    () => this.deliveries.pruneFinishedAcrossAccounts(WEBHOOK_RETENTION_DAYS, PRUNE_BATCH),
     this.logger,
     'warn',
   );
@@ -171,7 +171,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       let started = 0;
       if (this.ready.length === 0 && this.room() >= this.claimAtLeast()) {
         try {
-          const due = await this.deliveries.claimDue(Math.max(0, this.room()));
+          const due = await this.deliveries.claimDueAcrossAccounts(Math.max(0, this.room()));
           for (const delivery of due) this.start(() => this.retry(delivery));
           started += due.length;
           // A batch whose endpoints are all disabled or gone starts nothing, yet is progress.
@@ -225,7 +225,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * pending deliveries do.
    */
   private async claimBatches(): Promise<number> {
-    const claimed = await this.batches.claim(WEBHOOK_BATCHES_PER_CLAIM);
+    const claimed = await this.batches.claimAcrossAccounts(WEBHOOK_BATCHES_PER_CLAIM);
     if (claimed.length === 0) return 0;
     const endpointIds = new Set<string>();
     for (const batch of claimed) {
@@ -233,7 +233,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         for (const [, endpointId] of event.deliveries) endpointIds.add(endpointId);
       }
     }
-    const endpoints = await this.batches.endpoints([...endpointIds]);
+    const endpoints = await this.batches.endpointsAcrossAccounts([...endpointIds]);
     const addresses = await this.addressesFor(claimed);
     const secrets = new Map<string, string | Error>();
     const empty: string[] = [];

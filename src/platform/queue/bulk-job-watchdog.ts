@@ -5,7 +5,10 @@ import { PeriodicService } from '../timing/periodic-task';
 /** The table of a bulk job (an import, an export): PostgreSQL is its record, not Redis. */
 export interface BulkJobRecords {
   /** Queued or running jobs of every account that have not advanced for `idleSeconds`. */
-  stalled(idleSeconds: number, limit: number): Promise<{ id: string; accountId: AccountId }[]>;
+  stalledAcrossAccounts(
+    idleSeconds: number,
+    limit: number,
+  ): Promise<{ id: string; accountId: AccountId }[]>;
 }
 
 export interface BulkJobQueue {
@@ -31,7 +34,10 @@ export abstract class BulkJobWatchdog extends PeriodicService {
   protected abstract tidy(): Promise<void>;
 
   protected async pass(): Promise<void> {
-    for (const stalled of await this.records.stalled(BULK_IDLE_SECONDS, SWEEP_BATCH)) {
+    for (const stalled of await this.records.stalledAcrossAccounts(
+      BULK_IDLE_SECONDS,
+      SWEEP_BATCH,
+    )) {
       this.logger.warn(
         `${this.kind} ${stalled.id} idle for ${BULK_IDLE_SECONDS}s; adding its job again`,
       );
