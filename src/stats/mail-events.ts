@@ -251,7 +251,7 @@ export class MailEvents implements OnModuleInit {
     events: MailEvent[],
     at: Date,
   ): Promise<PreparedBatch | null> {
-    const wanted = await this.publisher.wantedTypes(accountId);
+    const wanted = await this.publisher.wantedTypes(accountId, db);
     if (wanted.size === 0) return null;
     const outbound: OutboundEvent[] = [];
     for (const event of events) {
@@ -295,7 +295,7 @@ export class MailEvents implements OnModuleInit {
         emailOf: envelope.emailOf,
       });
     }
-    return this.publisher.prepare(accountId, outbound);
+    return this.publisher.prepare(accountId, outbound, db);
   }
 
   /**

@@ -183,7 +183,7 @@ export class SubscribersService {
           endpoint: 'POST /v1/subscribers/batch',
         });
         // Announced like single writes, in the same transaction.
-        const wanted = await this.events.wantedTypes(caller.accountId);
+        const wanted = await this.events.wantedTypes(caller.accountId, client);
         const events = await bulkWriteEvents(client, caller.accountId, written, wanted);
         await this.events.publish(client, caller.accountId, events);
         return written;

@@ -8,6 +8,12 @@ import { DeliverabilityConfig, parseDeliverability } from './deliverability-conf
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
 export interface HeraldConfig {
   databaseUrl: string;
+  /**
+   * DB_STATEMENT_TIMEOUT_MS (default 10 s): PostgreSQL cancels any statement of Herald's that
+   * runs longer, so a statement gone wrong cannot hold a connection (and the CPU) for minutes;
+   * its request answers with an error and its job is tried again.
+   */
+  statementTimeoutMs: number;
   redisUrl: string;
   port: number;
   smtpUrl: string | undefined;
@@ -140,6 +146,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
   }
   return {
     databaseUrl,
+    statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     redisUrl,
     port,
     smtpUrl,
