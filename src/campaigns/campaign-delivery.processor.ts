@@ -5,7 +5,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { SenderIdentity } from '../domains/sender-identity';
 import { Campaign, Subscriber } from '../generated/prisma/client';
-import { FooterSender, withOptOut } from '../opt-out/opt-out-footer';
+import { FooterSender } from '../opt-out/opt-out-footer';
 import { AccountId, parseAccountId } from '../platform/database/account-id';
 import { isTransientDatabaseError } from '../platform/database/transient-errors';
 import { ValidationFailedError } from '../platform/errors/api-errors';
@@ -28,14 +28,9 @@ import {
 } from '../platform/settings';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { SuppressionList } from '../suppression/suppression-list';
-import {
-  CompiledMessage,
-  compileMessage,
-  TemplateRenderError,
-  textFromHtml,
-  unrenderable,
-} from '../templates/template-renderer';
+import { CompiledMessage, TemplateRenderError, unrenderable } from '../templates/template-renderer';
 import { CampaignCompletion } from './campaign-completion';
+import { compileCampaignContent, footerSenderOf } from './campaign-content';
 import { CampaignDeliveryGates } from './campaign-delivery-gate';
 import { CampaignDeliveryRunsRepository, RunIdentity } from './campaign-delivery-runs.repository';
 import { CampaignLedgerRepository } from './campaign-ledger.repository';
@@ -166,18 +161,13 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
    * leave the campaign sending. One From per campaign: its signing key is looked up once.
    */
   private async prepare(accountId: AccountId, campaign: Campaign): Promise<CampaignContent> {
-    const compiled = await compileMessage(
-      withOptOut({
-        subject: campaign.subject,
-        html: campaign.html,
-        text: campaign.text ?? (campaign.html === null ? null : await textFromHtml(campaign.html)),
-      }),
-    ).catch((error: unknown) => {
-      if (!(error instanceof ValidationFailedError)) throw error;
-      return unrenderable(error);
-    });
-    const settings = await this.accounts.settings(accountId);
-    const footer: FooterSender = { name: settings.name, postalAddress: settings.postal_address };
+    const compiled = await compileCampaignContent(campaign.subject, campaign).catch(
+      (error: unknown) => {
+        if (!(error instanceof ValidationFailedError)) throw error;
+        return unrenderable(error);
+      },
+    );
+    const footer = await footerSenderOf(this.accounts, accountId);
     const sender = await this.senderDomains.signingIdentity(accountId, campaign.fromAddress);
     return { campaign, compiled, footer, sender };
   }
