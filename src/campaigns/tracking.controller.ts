@@ -17,7 +17,8 @@ const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBR
  * the way of the reader: the pixel and the redirect are answered even if the write fails.
  */
 @ApiExcludeController()
-@Public({ perAddressLimit: false })
+// Image proxies and link scanners fetch for many recipients from few addresses.
+@Public({ perAddressLimit: 'mailAgents' })
 @Controller('t')
 export class TrackingController {
   private readonly logger = new Logger(TrackingController.name);

@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse';
 import { Readable } from 'node:stream';
+import { restoreCell } from '../platform/csv/formula-cells';
 import { IMPORT_MAX_COLUMNS } from '../platform/settings';
 import { CsvColumn, mapColumns } from '../subscribers/subscriber-csv';
 
@@ -47,7 +48,8 @@ export async function planImport(
 ): Promise<ImportPlan> {
   const text = head.toString('utf8').replace(/^\uFEFF/, '');
   const delimiter = detectDelimiter(text.split(/\r?\n/, 1)[0] ?? '');
-  const headers = await firstRecord(head, delimiter);
+  // An export wrote formula-like headers (custom keys) with a leading quote.
+  const headers = (await firstRecord(head, delimiter))?.map(restoreCell);
   if (!headers || headers.every((header) => header.trim() === '')) {
     throw new ImportPlanError('The file has no header row.');
   }

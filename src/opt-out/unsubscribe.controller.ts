@@ -54,7 +54,7 @@ export class UnsubscribeController {
   }
 
   // The RFC 8058 one-click POST comes from mailbox providers on their users' behalf.
-  @Public({ perAddressLimit: false })
+  @Public({ perAddressLimit: 'mailAgents' })
   @Post(':token')
   @HttpCode(200)
   async unsubscribe(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
+import { parseTrustProxy, TrustProxy } from './trust-proxy';
 
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
 export interface HeraldConfig {
@@ -63,6 +64,8 @@ export interface HeraldConfig {
   sendRatePerMinute: number | undefined;
   /** How temporary SMTP refusals are retried (SMTP_RETRY_*): see SmtpRetryPolicy. */
   smtpRetry: SmtpRetryPolicy;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client address (trust-proxy.ts). */
+  trustProxy: TrustProxy;
 }
 
 /**
@@ -105,6 +108,11 @@ export interface RateLimitConfig {
    * public pages): RATE_LIMIT_ANONYMOUS.
    */
   anonymous: number;
+  /**
+   * Per client address, for the routes mail infrastructure calls on behalf of many people
+   * (tracking links, the one-click unsubscribe, provider webhooks): RATE_LIMIT_MAIL_AGENTS.
+   */
+  mailAgents: number;
   windowSeconds: number;
   burstFactor: number;
   burstWindowSeconds: number;
@@ -166,6 +174,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
     sendRatePerMinute: parseOptionalInteger(env, 'SEND_RATE_PER_MINUTE', 1, 1_000_000),
     smtpRetry: parseSmtpRetry(env),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }
 
@@ -244,6 +253,7 @@ function parseRateLimits(env: Env): RateLimitConfig {
     general: parseInteger(env, 'RATE_LIMIT', 100, 1, 1_000_000),
     send: parseInteger(env, 'RATE_LIMIT_SEND', 10, 1, 1_000_000),
     anonymous: parseInteger(env, 'RATE_LIMIT_ANONYMOUS', 20, 1, 1_000_000),
+    mailAgents: parseInteger(env, 'RATE_LIMIT_MAIL_AGENTS', 300, 1, 1_000_000),
     windowSeconds,
     burstFactor: parseInteger(env, 'RATE_LIMIT_BURST_FACTOR', 2, 0, 100),
     burstWindowSeconds: parseInteger(
