@@ -8,7 +8,7 @@ import { HeraldConfig, loadConfig } from './platform/config/config';
 import { fastifyTrustProxy } from './platform/config/trust-proxy';
 import { answerClientError, answerFrameworkError } from './platform/errors/framework-errors';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
-import { serveOpenApi } from './platform/openapi/openapi';
+import { serveOpenApi } from './openapi/openapi';
 import { installBodyParsers } from './platform/validation/body-parsers';
 import { JSON_LIMITS } from './platform/validation/json-shape';
 import { refuseInvalidUrlText } from './platform/validation/url-text';

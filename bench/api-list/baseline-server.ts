@@ -22,7 +22,7 @@ import { Client, Pool } from 'pg';
 import { ApiKeyCache } from '../../src/auth/api-key-cache';
 import { KEY_CHANGES_CHANNEL } from '../../src/auth/api-keys.sql';
 import type { StoredKey } from '../../src/auth/api-keys.repository';
-import { KEY_TOUCH_INTERVAL_MS } from '../../src/platform/settings';
+import { KEY_TOUCH_INTERVAL_MS } from '../../src/auth/auth.settings';
 
 const secret = process.env.HERALD_SECRET ?? '';
 const port = Number(process.env.PORT ?? '0');

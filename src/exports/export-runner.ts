@@ -5,7 +5,7 @@ import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
 import { neutralizeCell } from '../platform/csv/formula-cells';
 import { PgPool } from '../platform/database/pg-pool';
-import { EXPORT_BATCH, EXPORT_TTL_MS } from '../platform/settings';
+import { EXPORT_BATCH, EXPORT_TTL_MS } from './exports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { SegmentsService } from '../segments/segments.service';
 import { exportHeader, subscriberCells } from '../subscribers/subscriber-csv';

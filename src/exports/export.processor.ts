@@ -3,7 +3,7 @@ import { Job } from 'bullmq';
 import { parseAccountId } from '../platform/database/account-id';
 import { isLastAttempt, QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
-import { EXPORT_CONCURRENCY } from '../platform/settings';
+import { EXPORT_CONCURRENCY } from './exports.settings';
 import { ExportJob } from './export-queue';
 import { ExportRunner } from './export-runner';
 

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse';
 import { Readable } from 'node:stream';
 import { restoreCell } from '../platform/csv/formula-cells';
-import { IMPORT_MAX_COLUMNS } from '../platform/settings';
+import { IMPORT_MAX_COLUMNS } from './imports.settings';
 import { CsvColumn, mapColumns } from '../subscribers/subscriber-csv';
 
 /** How an import reads its file: the delimiter and what each column of the header holds. */

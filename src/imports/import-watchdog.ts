@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { BulkJobWatchdog } from '../platform/queue/bulk-job-watchdog';
-import { ABANDONED_UPLOAD_MS, SWEEP_BATCH } from '../platform/settings';
+import { SWEEP_BATCH } from '../platform/settings';
+import { ABANDONED_UPLOAD_MS } from './imports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { ImportQueue } from './import-queue';
 import { ImportsRepository } from './imports.repository';

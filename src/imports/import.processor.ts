@@ -3,7 +3,7 @@ import { Job } from 'bullmq';
 import { parseAccountId } from '../platform/database/account-id';
 import { isLastAttempt, QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
-import { IMPORT_CONCURRENCY } from '../platform/settings';
+import { IMPORT_CONCURRENCY } from './imports.settings';
 import { ImportJob } from './import-queue';
 import { ImportRunner } from './import-runner';
 

@@ -12,7 +12,7 @@ import type {
   SMTPServerDataStream,
   SMTPServerSession,
 } from 'smtp-server';
-import { VerpAddresses } from '../feedback/verp-address';
+import { VerpAddresses } from '../message-refs/verp-address';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { readBounded } from './bounded-message';

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AccountsService } from '../accounts/accounts.service';
 import { Public } from '../auth/public.decorator';
-import { RecipientRef, RecipientTokens } from '../campaigns/recipient-token';
+import { RecipientRef, RecipientTokens } from '../message-refs/recipient-token';
 import { FeedbackService } from '../feedback/feedback.service';
 import { NotFoundError } from '../platform/errors/api-errors';
 import { SuppressionsService } from '../suppression/suppressions.service';

@@ -8,7 +8,8 @@ import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
 import { CreateSegmentDto, UpdateSegmentDto } from './segment.dto';
-import { parseSegmentFilter, SegmentFilter, segmentFilterSql } from './segment-filter';
+import { parseSegmentFilter, SegmentFilter } from './segment-filter';
+import { segmentFilterSql } from './segment-filter-sql';
 import {
   presentSegment,
   presentSegmentWithCount,

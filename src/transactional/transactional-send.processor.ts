@@ -2,7 +2,7 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { SenderDomainsService } from '../domains/sender-domains.service';
-import { VerpAddresses } from '../feedback/verp-address';
+import { VerpAddresses } from '../message-refs/verp-address';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
@@ -11,11 +11,8 @@ import { retryTransient } from '../platform/database/retry-transient';
 import { MailDeliveryError, MailTransport, OutgoingMessage } from '../platform/mail/mail-transport';
 import { QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
-import {
-  RECORD_ATTEMPTS,
-  RECORD_RETRY_MAX_MS,
-  TRANSACTIONAL_CONCURRENCY,
-} from '../platform/settings';
+import { RECORD_ATTEMPTS, RECORD_RETRY_MAX_MS } from '../platform/settings';
+import { TRANSACTIONAL_CONCURRENCY } from './transactional.settings';
 import { SuppressionList } from '../suppression/suppression-list';
 import { textFromHtml } from '../templates/template-renderer';
 import { TransactionalClaim } from './transactional-claim';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PeriodicService } from '../platform/timing/periodic-task';
-import { STRANDED_AFTER_MS, SWEEP_BATCH, SWEEP_EVERY_MS } from '../platform/settings';
+import { SWEEP_BATCH } from '../platform/settings';
+import { STRANDED_AFTER_MS, SWEEP_EVERY_MS } from './transactional.settings';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { TransactionalQueue } from './transactional-queue';

@@ -4,7 +4,7 @@ import { newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { runSql, SqlRunner } from '../platform/database/sql-runner';
-import { WEBHOOK_ENDPOINTS_CACHE_MS } from '../platform/settings';
+import { WEBHOOK_ENDPOINTS_CACHE_MS } from './webhooks.settings';
 import { BatchedEvent } from './webhook-event-batch';
 import { OutboundEvent, WebhookEventType } from './webhook-event-types';
 import * as sql from './webhooks.sql';

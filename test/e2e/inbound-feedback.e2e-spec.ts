@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { RecipientTokens } from '../../src/campaigns/recipient-token';
+import { RecipientTokens } from '../../src/message-refs/recipient-token';
 import { newId } from '../../src/platform/crypto/ids';
 import { InboundSmtpServer } from '../../src/inbound/inbound-smtp.server';
 import { InboundStats } from '../../src/inbound/inbound-stats';

@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
-import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
-import * as sql from '../../src/campaigns/campaign-ledger.sql';
-import type { RunIdentity } from '../../src/campaigns/campaign-delivery-runs.repository';
+import { CampaignLedgerRepository } from '../../src/campaigns/ledger/campaign-ledger.repository';
+import * as sql from '../../src/campaigns/ledger/campaign-ledger.sql';
+import type { RunIdentity } from '../../src/campaigns/ledger/campaign-delivery-runs.repository';
 import { ComposedStatement } from '../../src/platform/database/composed-statement';
 import { PgPool } from '../../src/platform/database/pg-pool';
 import { snapshotAll, startRun, startedCampaign } from '../support/campaign-ledger-fixtures';

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { parseMailbox } from '../validation/mailbox.decorator';
+import { ConfigError } from './config-error';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
 import { parseTrustProxy, TrustProxy } from './trust-proxy';
 
@@ -121,12 +122,6 @@ export interface RateLimitConfig {
 /** pino's levels: LOG_LEVEL takes one of these (in any case). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-  }
-}
 
 type Env = Record<string, string | undefined>;
 

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from './config';
+import { ConfigError } from './config-error';
+import { loadConfig } from './config';
 
 const base = { HERALD_SECRET: 'trust-proxy-spec-0123456789abcdef0123' };
 const trustProxy = (value?: string) => loadConfig({ ...base, TRUST_PROXY: value }).trustProxy;

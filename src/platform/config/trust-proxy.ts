@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ConfigError } from './config';
+import { ConfigError } from './config-error';
 
 /**
  * TRUST_PROXY: who may say, in X-Forwarded-For, which address a request came from. `false`

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../config/config';
+import { loadConfig } from '../config/config';
+import { ConfigError } from '../config/config-error';
 import { limitClassOf } from './limit-class';
 
 const base = { HERALD_SECRET: 'x'.repeat(40) };
