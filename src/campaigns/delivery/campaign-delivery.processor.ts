@@ -7,7 +7,7 @@ import { SenderIdentity } from '../../domains/sender-identity';
 import { Campaign, Subscriber } from '../../generated/prisma/client';
 import { FooterSender } from '../content/opt-out-footer';
 import { AccountId, parseAccountId } from '../../platform/database/account-id';
-import { isTransientDatabaseError } from '../../platform/database/transient-errors';
+import { retryTransient } from '../../platform/database/retry-transient';
 import { ValidationFailedError } from '../../platform/errors/api-errors';
 import {
   MailDeliveryError,
@@ -375,18 +375,13 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
    * until it succeeds, the wait doubling up to a few seconds; any other failure is tried a few
    * times, then stops the run.
    */
-  private async recordUntilWritten(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
-    let failures = 0;
-    for (let wait = 100; ; wait = Math.min(wait * 2, RECORD_RETRY_MAX_MS)) {
-      try {
-        await this.outcomes.record(run, outcomes);
-        return;
-      } catch (error) {
-        if (!isTransientDatabaseError(error) && ++failures >= RECORD_ATTEMPTS) throw error;
-        this.logger.warn(`recording outcomes failed, retrying in ${wait} ms: ${String(error)}`);
-        await sleep(wait);
-      }
-    }
+  private recordUntilWritten(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
+    return retryTransient(() => this.outcomes.record(run, outcomes), {
+      attempts: RECORD_ATTEMPTS,
+      maxWaitMs: RECORD_RETRY_MAX_MS,
+      onRetry: (error, waitMs) =>
+        this.logger.warn(`recording outcomes failed, retrying in ${waitMs} ms: ${String(error)}`),
+    });
   }
 }
 
