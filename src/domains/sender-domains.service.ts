@@ -39,12 +39,8 @@ export class SenderDomainsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<DomainResponse>> {
-    return this.paginator.page(
-      caller.accountId,
-      'domains',
-      query,
-      (page) => this.domains.listPage(caller.accountId, page),
-      (row) => this.present(row),
+    return this.paginator.list(caller.accountId, 'domains', query, this.domains, (row) =>
+      this.present(row),
     );
   }
 

@@ -27,13 +27,7 @@ export class SegmentsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SegmentResponse>> {
-    return this.paginator.page(
-      caller.accountId,
-      'segments',
-      query,
-      (page) => this.segments.listPage(caller.accountId, page),
-      presentSegment,
-    );
+    return this.paginator.list(caller.accountId, 'segments', query, this.segments, presentSegment);
   }
 
   async get(caller: Principal, id: string): Promise<SegmentWithCountResponse> {
