@@ -3,6 +3,7 @@ import { EmbeddedWorkers } from './embedded-workers';
 import { createHttpApp } from './http-app';
 import { loadConfig } from './platform/config/config';
 import { closeOnSignals } from './platform/lifecycle';
+import { HeraldMetrics } from './platform/metrics/herald-metrics';
 
 /**
  * `npm start`: the API, and the send workers in a child process (see EmbeddedWorkers), unless
@@ -11,8 +12,15 @@ import { closeOnSignals } from './platform/lifecycle';
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createHttpApp(config, { workers: false });
-  const workers = process.argv.includes('--api-only') ? undefined : new EmbeddedWorkers();
-  closeOnSignals(app, () => workers?.stop() ?? Promise.resolve());
+  const workers = process.argv.includes('--api-only')
+    ? undefined
+    : new EmbeddedWorkers(config.shutdown.graceSeconds * 1000);
+  // The workers' counters (messages, send latency) are theirs: /metrics adds them in.
+  if (workers) app.get(HeraldMetrics).addSource(() => workers.metrics());
+  closeOnSignals(app, {
+    shutdown: config.shutdown,
+    alongside: () => workers?.stop() ?? Promise.resolve(),
+  });
   await app.listen({ port: config.port, host: '0.0.0.0' });
   workers?.start();
 }

@@ -9,6 +9,7 @@ import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { parseAccountId } from '../platform/database/account-id';
 import { retryTransient } from '../platform/database/retry-transient';
 import { MailDeliveryError, MailTransport, OutgoingMessage } from '../platform/mail/mail-transport';
+import { HeraldMetrics } from '../platform/metrics/herald-metrics';
 import { QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
 import { RECORD_ATTEMPTS, RECORD_RETRY_MAX_MS } from '../platform/settings';
@@ -47,6 +48,7 @@ export class TransactionalSendProcessor extends QueueProcessor {
     private readonly senderDomains: SenderDomainsService,
     private readonly suppressions: SuppressionList,
     @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly metrics: HeraldMetrics,
   ) {
     super('the transactional worker');
   }
@@ -117,6 +119,7 @@ export class TransactionalSendProcessor extends QueueProcessor {
       await this.recordFailure(job, token, message, error);
       return;
     }
+    this.metrics.message('transactional', 'sent');
     // Outside the try: once the relay accepted it, a failure to record must not resend it now.
     const recorded = await this.record(() =>
       this.outcomes.sent(message, headerMessageId, normalizeEmail(to)),
@@ -159,10 +162,12 @@ export class TransactionalSendProcessor extends QueueProcessor {
       // Only the relay's refusals are bounces: hard for a 5xx, soft once its 4xx outlasted
       // the retry horizon.
       if (error.permanent || this.pastHorizon(message)) {
+        this.metrics.message('transactional', 'failed');
         const bounce = { hard: error.permanent, emailNormalized };
         await this.record(() => this.outcomes.failed(message, reason, bounce, epoch));
         return;
       }
+      this.metrics.message('transactional', 'deferred');
       const delayMs = await this.record(() =>
         this.messages.defer(message, reason, this.config.smtpRetry),
       );
@@ -178,6 +183,7 @@ export class TransactionalSendProcessor extends QueueProcessor {
     // An error of ours (the message could not be built, signed or stored): BullMQ's attempts.
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (lastAttempt) {
+      this.metrics.message('transactional', 'failed');
       await this.record(() => this.outcomes.failed(message, reason, undefined, epoch));
       return;
     }

@@ -92,12 +92,12 @@ export class FaultRig {
     return new FaultRig(env, sink, api, base, extraEnv);
   }
 
-  /** A new worker process (`dist/worker.js`). */
-  startWorker(): HeraldProcess {
+  /** A new worker process (`dist/worker.js`), with `env` added to the rig's. */
+  startWorker(env: Record<string, string> = {}): HeraldProcess {
     const worker = HeraldProcess.start(
       'worker',
       `worker-${++this.workerSeq}`,
-      processEnv(this.env, { ...this.extraEnv, LOG_LEVEL: 'warn' }),
+      processEnv(this.env, { ...this.extraEnv, LOG_LEVEL: 'warn', ...env }),
     );
     this.workers.push(worker);
     return worker;
