@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { EmbeddedWorkers } from './embedded-workers';
 import { createHttpApp } from './http-app';
 import { loadConfig } from './platform/config/config';
@@ -20,9 +21,21 @@ async function main(): Promise<void> {
   closeOnSignals(app, {
     shutdown: config.shutdown,
     alongside: () => workers?.stop() ?? Promise.resolve(),
+    closeListener: () => closeListener(app.getHttpServer()),
   });
   await app.listen({ port: config.port, host: '0.0.0.0' });
   workers?.start();
+}
+
+/**
+ * Stops accepting connections, closes the idle ones, and resolves once the requests in flight
+ * have been answered and their connections closed (Nest's own close, later, finds it closed).
+ */
+function closeListener(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }
 
 main().catch((error: unknown) => {

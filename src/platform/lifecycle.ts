@@ -1,6 +1,7 @@
 import { Global, INestApplicationContext, Injectable, Logger, Module } from '@nestjs/common';
 import { setTimeout as pause } from 'node:timers/promises';
 import { ShutdownConfig } from './config/config';
+import { closeQueueWorkers } from './queue/queue-processor';
 
 /**
  * Whether this process has been told to stop. Readiness answers 503 from that moment, before
@@ -28,13 +29,21 @@ export interface CloseOptions {
   shutdown: ShutdownConfig;
   /** Closes what the app does not own (npm start's worker child), from the signal on. */
   alongside?: () => Promise<void>;
+  /**
+   * Stops taking connections and waits for the requests in flight, after the drain and before
+   * the app closes (Nest closes its HTTP server only after the destroy hooks have ended the
+   * stores those requests use).
+   */
+  closeListener?: () => Promise<void>;
 }
 
 /**
  * SIGTERM/SIGINT close the process gracefully, in order: readiness turns 503 at once; an API
- * keeps serving for SHUTDOWN_DRAIN_SECONDS (so whoever routes to it notices); then the app
- * closes: the HTTP listener stops taking connections and lets requests in flight finish, the
- * queue workers take no new job and finish the ones they hold, and the connections end.
+ * keeps serving for SHUTDOWN_DRAIN_SECONDS (so whoever routes to it notices); then the HTTP
+ * listener stops taking connections and lets the requests in flight finish while the queue
+ * workers take no new job and end the ones they hold (a campaign batch stops claiming and is
+ * handed back to the queue once its messages in flight are recorded); only then does the app
+ * close, and with it the connections to the stores.
  *
  * It never hangs: a worker's graceful close waits on Redis while Redis is down, and a job may
  * outlast any grace. At-least-once queues plus the send ledger make an abrupt exit safe (the
@@ -62,6 +71,7 @@ export function closeOnSignals(app: INestApplicationContext, options: CloseOptio
     const alongside = (options.alongside ?? (() => Promise.resolve()))();
     const closed = (async () => {
       if (drainSeconds > 0) await pause(drainSeconds * 1000);
+      await Promise.all([options.closeListener?.(), closeQueueWorkers()]);
       await app.close();
     })();
     Promise.all([closed, alongside]).then(
