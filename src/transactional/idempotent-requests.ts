@@ -21,7 +21,8 @@ export interface IdempotentOutcome {
 
 /** The same key with another payload, or while its first request is still in progress. */
 export class IdempotencyConflictError extends ConflictError {
-  constructor() {
+  /** `stillInProgress`: the same payload, whose first request has not finished yet. */
+  constructor(readonly stillInProgress = false) {
     super(
       'The request conflicts with an earlier request using this Idempotency-Key (another payload, or still in progress).',
     );
@@ -64,7 +65,7 @@ export class IdempotentRequests {
     const claim = await this.keys.claim(accountId, key, fingerprint, token);
     if (!claim.claimed) {
       const response = claim.held?.fingerprint === fingerprint ? claim.held.response : undefined;
-      if (!response) throw new IdempotencyConflictError();
+      if (!response) throw new IdempotencyConflictError(claim.held?.fingerprint === fingerprint);
       return { status: response.status, body: response.body, replayed: true };
     }
     try {

@@ -10,6 +10,7 @@ import { parseAccountId } from '../platform/database/account-id';
 import { retryTransient } from '../platform/database/retry-transient';
 import { MailDeliveryError, MailTransport, OutgoingMessage } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { rawMessageId } from '../platform/mail/raw-headers';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
 import {
   CAMPAIGN_JOB_LOCK_MS,
@@ -179,7 +180,9 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
       html: message.html,
       // Every message has a text part: generated from the HTML when the author gave none.
       text: message.text ?? (message.html ? await textFromHtml(message.html) : null),
-      messageId: message.id,
+      // A submitted message goes out as its client wrote it, under its own Message-ID.
+      raw: message.mime ? Buffer.from(message.mime) : undefined,
+      messageId: (message.mime && rawMessageId(Buffer.from(message.mime))) || message.id,
       storageKey: recipientStorageKey(message.recipientHash),
       dkim: sender?.dkim,
       // Bounce reports come back here, naming this message by its signed token.
