@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ApiAuthModule } from '../auth/auth.module';
+import { ApiAuthModule, AuthModule } from '../auth/auth.module';
 import { TransactionalModule } from '../transactional/transactional.module';
 import { SubmissionSmtpServer } from './submission-smtp.server';
 import { SubmissionService } from './submission.service';
@@ -10,8 +10,8 @@ import { SubmissionService } from './submission.service';
  * TransactionalService, so the workers that send API messages send these too.
  */
 @Module({
-  // ApiAuthModule: the key cache, kept fresh by its change listener, and the rate limiter.
-  imports: [ApiAuthModule, TransactionalModule],
+  // ApiAuthModule: the key cache's change listener (so keys are cached) and the rate limiter.
+  imports: [AuthModule, ApiAuthModule, TransactionalModule],
   providers: [SubmissionService, SubmissionSmtpServer],
   exports: [SubmissionSmtpServer],
 })

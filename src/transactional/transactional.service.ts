@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import { createHash } from 'node:crypto';
 import { Principal } from '../auth/principal';
 import { SenderDomainsService } from '../domains/sender-domains.service';
@@ -9,7 +10,7 @@ import type { Db } from '../platform/database/db';
 import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { EmailErasedError } from '../erasure/erasure-errors';
 import { IdempotencyKeysRepository, StoredResponse } from './idempotency-keys.repository';
-import { payloadFingerprint } from './idempotency-key';
+import { canonicalJson, payloadFingerprint } from './idempotency-key';
 import { PreparedContent, TransactionalContent } from './transactional-content';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { SuppressionList } from '../suppression/suppression-list';
@@ -148,10 +149,14 @@ export class TransactionalService {
   ): Promise<{ ids: string[]; replayed: boolean }> {
     const { accountId } = caller;
     const ids = submission.recipients.map(() => newId());
-    const payload = {
-      recipients: submission.recipients,
-      mime: createHash('sha256').update(submission.mime).digest('base64'),
-    };
+    // Parsing the message is only worth it when there is a key to compare it under.
+    const payload =
+      key === undefined
+        ? undefined
+        : {
+            recipients: submission.recipients,
+            content: await submissionDigest(submission.mime),
+          };
     const outcome = await this.idempotent.run(
       accountId,
       SUBMISSION,
@@ -277,4 +282,26 @@ export class TransactionalService {
       tx,
     );
   }
+}
+
+/**
+ * What makes two submissions the same message for an Idempotency-Key: what it says (its
+ * addresses, subject, parts and attachments), not its bytes, which a mail library writes
+ * anew on each attempt (Message-ID, Date, part boundaries); so a client's retry of the same
+ * message replays, as the API's retry of the same body does.
+ */
+async function submissionDigest(mime: Buffer): Promise<string> {
+  const parsed = await simpleParser(mime, { skipHtmlToText: true, skipTextToHtml: true });
+  const text = (value: ParsedMail['to']) => [value ?? []].flat().map((address) => address.text);
+  const content = canonicalJson({
+    from: parsed.from?.text,
+    to: text(parsed.to),
+    cc: text(parsed.cc),
+    replyTo: parsed.replyTo?.text,
+    subject: parsed.subject,
+    text: parsed.text,
+    html: parsed.html || undefined,
+    attachments: parsed.attachments.map((a) => [a.filename, a.contentType, a.checksum]),
+  });
+  return createHash('sha256').update(content).digest('base64');
 }
