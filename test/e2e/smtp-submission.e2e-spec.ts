@@ -89,9 +89,7 @@ describe('SMTP submission', () => {
   it('takes a message over STARTTLS with an API key: 250 queued as the message log id', async () => {
     const to = recipient();
     const transport = client();
-    const info = (await transport.sendMail(
-      mail(to, { messageId: '<order-17@shop.acme.test>' }),
-    ));
+    const info = await transport.sendMail(mail(to, { messageId: '<order-17@shop.acme.test>' }));
     expect(info.response).toMatch(/^250 .*queued as [0-9a-f-]{36}$/);
     const [id] = queuedIds(info.response);
     await sink.waitFor(1);
@@ -112,9 +110,7 @@ describe('SMTP submission', () => {
   it('makes one message per envelope recipient and removes Bcc', async () => {
     const to = recipient('to');
     const hidden = recipient('bcc');
-    const info = (await client().sendMail(
-      mail(to, { bcc: hidden }),
-    ));
+    const info = await client().sendMail(mail(to, { bcc: hidden }));
     const ids = queuedIds(info.response);
     expect(ids).toHaveLength(2);
     await waitFor(() => at(to).length === 1 && at(hidden).length === 1);
@@ -128,10 +124,10 @@ describe('SMTP submission', () => {
   it('gives a message without a Message-ID one of its own', async () => {
     const to = recipient();
     const raw = `From: hello@acme.test\r\nTo: ${to}\r\nSubject: plain\r\n\r\nhello\r\n`;
-    const info = (await client().sendMail({
+    const info = await client().sendMail({
       envelope: { from: 'hello@acme.test', to: [to] },
       raw,
-    }));
+    });
     const [id] = queuedIds(info.response);
     await waitFor(() => at(to).length === 1);
     expect(at(to)[0].headers['message-id']).toBe(`<${id}@acme.test>`);
@@ -141,8 +137,8 @@ describe('SMTP submission', () => {
     const to = recipient();
     const idempotent = mail(to, { headers: { 'Idempotency-Key': `order-${seq}` } });
     const transport = client();
-    const first = (await transport.sendMail(idempotent));
-    const again = (await transport.sendMail(idempotent));
+    const first = await transport.sendMail(idempotent);
+    const again = await transport.sendMail(idempotent);
     expect(queuedIds(again.response)).toEqual(queuedIds(first.response));
     const other = await refusal(
       transport.sendMail({ ...idempotent, text: 'Another text', html: undefined }),
@@ -197,9 +193,7 @@ describe('SMTP submission', () => {
       .set('Authorization', auth)
       .send({ email: erased })
       .expect(200);
-    const info = (await client().sendMail(
-      mail([good, suppressed, erased]),
-    ));
+    const info = await client().sendMail(mail([good, suppressed, erased]));
     expect(info.accepted).toEqual([good]);
     expect(info.rejected.sort()).toEqual([erased, suppressed].sort());
     const errors = info.rejectedErrors as unknown as { responseCode: number; response: string }[];
@@ -213,7 +207,7 @@ describe('SMTP submission', () => {
 
   it('answers 452 past 50 recipients, and takes the first 50', async () => {
     const many = Array.from({ length: 52 }, () => recipient('many'));
-    const info = (await client().sendMail(mail(many)));
+    const info = await client().sendMail(mail(many));
     expect(info.accepted).toHaveLength(50);
     const errors = info.rejectedErrors as unknown as { responseCode: number; response: string }[];
     expect(errors.map((e) => e.responseCode)).toEqual([452, 452]);
@@ -233,9 +227,7 @@ describe('SMTP submission', () => {
     const to = recipient();
     const large = 'x'.repeat(76) + '\r\n';
     const under = large.repeat(Math.floor((MAX_BYTES * 0.8) / 78));
-    const info = (await client().sendMail(
-      mail(to, { text: under, html: undefined }),
-    ));
+    const info = await client().sendMail(mail(to, { text: under, html: undefined }));
     expect(info.response).toMatch(/^250/);
     await waitFor(() => at(to).length === 1);
     expect(at(to)[0].raw.length).toBeGreaterThan(MAX_BYTES * 0.8);
