@@ -5,6 +5,7 @@ import { createHttpApp } from './http-app';
 import { loadConfig } from './platform/config/config';
 import { closeOnSignals } from './platform/lifecycle';
 import { HeraldMetrics } from './platform/metrics/herald-metrics';
+import { SubmissionSmtpServer } from './submission/submission-smtp.server';
 
 /**
  * `npm start`: the API, and the send workers in a child process (see EmbeddedWorkers), unless
@@ -21,7 +22,12 @@ async function main(): Promise<void> {
   closeOnSignals(app, {
     shutdown: config.shutdown,
     alongside: () => workers?.stop() ?? Promise.resolve(),
-    closeListener: () => closeListener(app.getHttpServer()),
+    closeListener: async () => {
+      await Promise.all([
+        closeListener(app.getHttpServer()),
+        app.get(SubmissionSmtpServer, { strict: false }).onApplicationShutdown(),
+      ]);
+    },
   });
   await app.listen({ port: config.port, host: '0.0.0.0' });
   workers?.start();
