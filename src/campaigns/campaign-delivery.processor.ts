@@ -18,6 +18,7 @@ import {
   withoutAddresses,
 } from '../platform/mail/mail-transport';
 import { QUEUES } from '../platform/queue/queue.module';
+import { SendSlots } from '../platform/mail/send-slots';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
 import {
   CAMPAIGN_JOB_LOCK_MS,
@@ -51,7 +52,6 @@ import { CampaignsRepository } from './campaigns.repository';
 import { DeliveryLease } from './delivery-lease';
 import { OutcomeRecorder } from './outcome-recorder';
 import { Outcome } from './recipient-outcome';
-import { SendSlots } from './send-slots';
 
 /** A claimed recipient's row, and whether the address is suppressed right now. */
 type RecipientRow = Subscriber & { suppressed: boolean };
@@ -347,19 +347,13 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     // The message ends (the relay takes it) only once an unrecorded slot is free and the lease
     // still holds, and that slot is held until its outcome is committed: a worker that dies or
     // freezes can leave at most one message per connection sent but not recorded.
-    let recorded: (() => void) | undefined;
-    const mayFinish = async () => {
-      recorded = await this.slots.unrecorded();
-      return lease.holds;
-    };
-    try {
-      const outcome = await this.slots.run(async () =>
-        lease.holds ? this.send(campaign.id, subscriberId, message, mayFinish) : undefined,
-      );
-      if (outcome) await recorder.add(outcome);
-    } finally {
-      recorded?.();
-    }
+    await this.slots.send({
+      holds: () => lease.holds,
+      send: (mayFinish) => this.send(campaign.id, subscriberId, message, mayFinish),
+      record: async (outcome) => {
+        if (outcome) await recorder.add(outcome);
+      },
+    });
     return undefined;
   }
 

@@ -12,7 +12,6 @@ import { CampaignWatchdog } from './campaign-watchdog';
 import { CampaignWorkerWarmup } from './campaign-worker-warmup';
 import { CampaignsCoreModule } from './campaigns-core.module';
 import { RecipientTokens } from './recipient-token';
-import { SendSlots } from './send-slots';
 import { SendRateLimiter } from './send-rate-limiter';
 
 /**
@@ -32,7 +31,6 @@ import { SendRateLimiter } from './send-rate-limiter';
     CampaignSchedulePoller,
     CampaignDeliveryGates,
     SendRateLimiter,
-    SendSlots,
   ],
 })
 export class CampaignWorkersModule {}

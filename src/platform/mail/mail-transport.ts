@@ -9,6 +9,7 @@ import type MailMessage from 'nodemailer/lib/mailer/mail-message';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
 import { ComposedMime, composeMime } from './mime-composer';
+import { SendSlots } from './send-slots';
 
 export interface OutgoingMessage {
   from: string;
@@ -390,5 +391,16 @@ function safeName(value: string): string {
   return value.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || '_';
 }
 
-@Module({ providers: [MailTransport], exports: [MailTransport] })
+/** The transport and its slots: one of each per process, whichever modules send. */
+@Module({
+  providers: [
+    MailTransport,
+    {
+      provide: SendSlots,
+      useFactory: (transport: MailTransport) => new SendSlots(transport.connections),
+      inject: [MailTransport],
+    },
+  ],
+  exports: [MailTransport, SendSlots],
+})
 export class MailModule {}
