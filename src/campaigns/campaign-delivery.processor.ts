@@ -207,7 +207,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
    */
   private async deliver(content: CampaignContent, lease: DeliveryLease): Promise<RunEnd> {
     const run = lease.run;
-    const recorder = new OutcomeRecorder((outcomes) => this.recordUntilWritten(run, outcomes), {
+    const recorder = new OutcomeRecorder((outcomes) => this.recordUntilWritten(lease, outcomes), {
       maxBatch: RECORD_BATCH,
     });
     const gate = this.gates.open(run.accountId, content.campaign);
@@ -348,7 +348,8 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     // still holds, and that slot is held until its outcome is committed: a worker that dies or
     // freezes can leave at most one message per connection sent but not recorded.
     await this.slots.send({
-      holds: () => lease.holds,
+      // A run whose outcomes cannot be written ends no more messages.
+      holds: () => lease.holds && !recorder.failed,
       send: (mayFinish) => this.send(campaign.id, subscriberId, message, mayFinish),
       record: async (outcome) => {
         if (outcome) await recorder.add(outcome);
@@ -385,19 +386,30 @@ export class CampaignDeliveryProcessor extends WorkerHost {
   }
 
   /**
-   * The messages of this chunk are out: losing their outcomes would resend them. While
-   * PostgreSQL is away (or a lock conflict made this write the victim) the write is retried
-   * until it succeeds, the wait doubling up to a few seconds; any other failure is tried a few
-   * times, then stops the run.
+   * The messages of this chunk are out: losing their outcomes would send them again. The write
+   * is retried until it lands, the wait doubling up to a few seconds, and meanwhile each
+   * message keeps its unrecorded slot, so the worker ends no more messages than its bound
+   * while it cannot record them. While PostgreSQL is away (or a lock conflict made this write
+   * the victim) that is for as long as it takes. Any other failure (a trigger, a permission, a
+   * bug) is given up only once the lease no longer holds: the rows may be another run's by
+   * then, and these messages are among the unknown ones a lapsed run leaves. Giving up sooner
+   * freed the slots and let every claimed message go out unrecorded, to be sent again later.
    */
-  private async recordUntilWritten(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
+  private async recordUntilWritten(lease: DeliveryLease, outcomes: Outcome[]): Promise<void> {
     let failures = 0;
     for (let wait = 100; ; wait = Math.min(wait * 2, RECORD_RETRY_MAX_MS)) {
       try {
-        await this.outcomes.record(run, outcomes);
+        await this.outcomes.record(lease.run, outcomes);
         return;
       } catch (error) {
-        if (!isTransientDatabaseError(error) && ++failures >= RECORD_ATTEMPTS) throw error;
+        const transient = isTransientDatabaseError(error);
+        if (!transient && !lease.holds) throw error;
+        if (!transient && ++failures === RECORD_ATTEMPTS) {
+          this.logger.error(
+            `campaign ${lease.run.campaignId} batch ${lease.run.batch}: outcomes cannot be recorded; ` +
+              `no more messages end until they are: ${String(error)}`,
+          );
+        }
         this.logger.warn(`recording outcomes failed, retrying in ${wait} ms: ${String(error)}`);
         await sleep(wait);
       }

@@ -36,6 +36,11 @@ export class SmtpSink {
   holdAfter = Infinity;
   /** Transactions currently hanging at MAIL FROM. */
   held = 0;
+  /**
+   * Transactions whose data is arriving and not yet ended: a sender holding messages' ends
+   * back shows here (each connection waiting at an end counts one).
+   */
+  inData = 0;
   /** Connections accepted, and MAIL FROM commands received, since the sink started. */
   connectionsOpened = 0;
   mailFroms = 0;
@@ -82,8 +87,16 @@ export class SmtpSink {
       },
       onData: (stream: SMTPServerDataStream, session: SMTPServerSession, callback) => {
         const chunks: Buffer[] = [];
+        this.inData++;
+        let ended = false;
+        const over = () => {
+          if (!ended) this.inData--;
+          ended = true;
+        };
+        stream.once('close', over);
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
+          over();
           const message = parseMessage(Buffer.concat(chunks).toString('utf8'), session);
           if (!keepBodies) message.raw = '';
           if (this.deferring()) {
