@@ -1,53 +1,25 @@
-import { Client } from 'pg';
 import { FaultRig, SMTP_POOL, Tenant } from '../support/fault-rig';
 import { waitFor } from '../support/wait-for';
 import { faultLasting } from './faults/campaign-fault';
-
-/** The advisory lock the test holds to keep outcome writes waiting (see holdOutcomeWrites). */
-const HOLD_LOCK = 4242;
 
 /**
  * The bound every send keeps: a worker has at most one message per SMTP connection that the
  * relay may have taken while its outcome is not committed, so a worker that dies or freezes
  * sends at most that many twice. Outcome writes are made to fail or to wait by triggers in
- * this suite's own database, while one worker sends to a real SMTP sink.
+ * this suite's own database (FaultRig.installOutcomeFaults), while one worker sends to a real
+ * SMTP sink.
  */
 describe('the bound of one unknown message per connection', () => {
   let rig: FaultRig;
 
   beforeAll(async () => {
     rig = await FaultRig.start();
-    await rig.env.sql(`
-      CREATE TABLE test_outcome_faults (failing boolean NOT NULL);
-      INSERT INTO test_outcome_faults VALUES (false);
-      -- A campaign outcome moves a row off 'sending'; claims and takeovers keep it there.
-      CREATE FUNCTION test_outcome_fault() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_advisory_xact_lock_shared(${HOLD_LOCK});
-        IF (SELECT failing FROM test_outcome_faults) THEN
-          RAISE EXCEPTION 'outcome writes refused by the test';
-        END IF;
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER test_campaign_outcome BEFORE UPDATE ON campaign_recipients FOR EACH ROW
-        WHEN (OLD.status = 'sending' AND NEW.status <> 'sending')
-        EXECUTE FUNCTION test_outcome_fault();
-      CREATE TRIGGER test_transactional_outcome BEFORE UPDATE ON transactional_messages
-        FOR EACH ROW WHEN (OLD.status = 'sending' AND NEW.status <> 'sending')
-        EXECUTE FUNCTION test_outcome_fault();`);
+    await rig.installOutcomeFaults();
     rig.startWorker();
   }, 60_000);
   afterAll(async () => {
     await rig?.dispose();
   });
-
-  /** Outcome writes wait until the returned release is called. */
-  async function holdOutcomeWrites(): Promise<() => Promise<void>> {
-    const holder = new Client({ connectionString: rig.env.config.databaseUrl });
-    await holder.connect();
-    await holder.query('SELECT pg_advisory_lock($1)', [HOLD_LOCK]);
-    return () => holder.end();
-  }
 
   async function sendTransactional(tenant: Tenant, to: string): Promise<string> {
     const accepted = await rig.request<{ id: string }>(tenant, 'POST', '/v1/transactional/send', {
@@ -65,14 +37,14 @@ describe('the bound of one unknown message per connection', () => {
     const emails = await rig.audience(tenant.accountId, 1000, 'failing.test');
     const before = rig.sink.messages.length;
     rig.sink.whenReceived(before + 100, () => {
-      void rig.env.sql('UPDATE test_outcome_faults SET failing = true');
+      void rig.failOutcomeWrites(true);
     });
     const campaignId = await rig.sendCampaign(tenant, 'failing-writes');
     await waitFor(() => rig.sink.messages.length >= before + 100, { timeoutMs: 60_000 });
     // Longer than the few quick tries a write gets before anything gives up on it.
     await faultLasting(10_000);
     const duringFault = rig.sink.messages.length - before;
-    await rig.env.sql('UPDATE test_outcome_faults SET failing = false');
+    await rig.failOutcomeWrites(false);
     await rig.waitUntilSent(tenant, campaignId, 120_000);
 
     const duplicates = emails.reduce((n, email) => n + Math.max(0, rig.sink.countOf(email) - 1), 0);
@@ -87,7 +59,7 @@ describe('the bound of one unknown message per connection', () => {
     const emails = await rig.audience(tenant.accountId, 300, 'shared.test');
     const buyers = Array.from({ length: 20 }, (_, n) => `buyer${n}@shop.test`);
     const before = rig.sink.messages.length;
-    const release = await holdOutcomeWrites();
+    const release = await rig.holdOutcomeWrites();
     let acceptedWhileHeld: number;
     try {
       // Transactional messages first, then the campaign: both want the same connections.
