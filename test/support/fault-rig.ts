@@ -89,7 +89,8 @@ export class FaultRig {
       processEnv(env, { ...extraEnv, PORT: String(port), LOG_LEVEL: 'warn' }),
     );
     const base = `http://127.0.0.1:${port}`;
-    await waitForOk(`${base}/health`).catch((error: Error) => {
+    // Generous: fault cases start instances side by side on a busy machine.
+    await waitForOk(`${base}/health`, 120_000).catch((error: Error) => {
       throw new Error(`${error.message}\n${api.tail()}`);
     });
     return new FaultRig(env, sink, api, base, extraEnv);

@@ -1,10 +1,11 @@
+import pLimit from 'p-limit';
 import { CampaignStats, FaultRig, RigOptions, SMTP_POOL, Tenant } from '../../support/fault-rig';
 import { HeraldProcess } from '../../support/herald-process';
 import { ThrowawayPostgres } from '../../support/throwaway-postgres';
 import { ThrowawayRedis } from '../../support/throwaway-redis';
 
 /** Recipients of each fault's campaign. */
-export const AUDIENCE = Number(process.env.FAULT_AUDIENCE ?? 2_500);
+export const AUDIENCE = Number(process.env.FAULT_AUDIENCE ?? 2_000);
 /** When a fault strikes: the share of the audience the sink has accepted by then. */
 export const EARLY = 0.1;
 export const LATE = 0.75;
@@ -32,7 +33,8 @@ export interface FaultContext {
   rig: FaultRig;
   /** The workers started for the case, in order. */
   workers: HeraldProcess[];
-  postgres?: ThrowawayPostgres;
+  /** The case's own PostgreSQL server (to stop it). */
+  postgres: ThrowawayPostgres;
   redis?: ThrowawayRedis;
   tenant: Tenant;
   campaignId: string;
@@ -45,8 +47,8 @@ export interface FaultCase {
   at: number;
   /** Duplicates allowed: one message per SMTP connection of each worker killed or cut off. */
   bound: number;
-  /** The instance runs on a PostgreSQL or a Redis of its own (to stop it). */
-  stores?: { postgres?: boolean; redis?: boolean };
+  /** The instance runs on a Redis of its own (to crash it); it always has its own PostgreSQL. */
+  stores?: { redis?: boolean };
   env?: RigOptions['env'];
   /** Outcome writes can be made to fail or to wait (FaultRig.installOutcomeFaults). */
   outcomeFaults?: boolean;
@@ -77,26 +79,39 @@ export interface FaultRun {
 
 /**
  * One fault against a whole Herald of its own (FaultRig: an `--api-only` API and two worker
- * processes, its own database and Redis prefix, or servers of its own, and its own SMTP
+ * processes, its own PostgreSQL server, its own Redis prefix or server, and its own SMTP
  * sink), so cases can run side by side: a campaign to AUDIENCE subscribers, the fault struck
  * synchronously when the sink has accepted `at` of them, while messages are in flight. Prints
  * the case's line of the fault table, and leaves nothing behind.
  */
 export async function runFaultCase(fault: FaultCase): Promise<FaultRun> {
+  // A PostgreSQL server per case, whether its fault stops it or not: a dozen instances side by
+  // side open more connections than the shared server allows (other test files need it too).
   const [postgres, redis] = await Promise.all([
-    fault.stores?.postgres ? ThrowawayPostgres.start() : undefined,
+    ThrowawayPostgres.start(),
     fault.stores?.redis ? ThrowawayRedis.start() : undefined,
   ]);
   let rig: FaultRig | undefined;
   try {
-    rig = await FaultRig.start({ postgres, redis, env: fault.env });
-    if (fault.outcomeFaults) await rig.installOutcomeFaults();
-    const workers = [rig.startWorker(), rig.startWorker()];
-    const slug = fault.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
-    const tenant = await rig.tenant(slug);
-    await rig.verifiedDomain(tenant, `${slug}.example`);
-    const emails = await rig.audience(tenant.accountId, AUDIENCE, `${slug}.test`, NOTE_BYTES);
-    return await strikeDuringSend(rig, fault, { rig, workers, postgres, redis, tenant }, emails);
+    // Cases start one or two at a time: a dozen instances booting at once on two cores can
+    // take longer than their health check waits.
+    const { started, workers, tenant, emails } = await startups(async () => {
+      const started = await FaultRig.start({ postgres, redis, env: fault.env });
+      rig = started;
+      if (fault.outcomeFaults) await started.installOutcomeFaults();
+      const workers = [started.startWorker(), started.startWorker()];
+      const tenant = await started.tenant(slugOf(fault));
+      await started.verifiedDomain(tenant, `${slugOf(fault)}.example`);
+      const emails = await started.audience(
+        tenant.accountId,
+        AUDIENCE,
+        `${slugOf(fault)}.test`,
+        NOTE_BYTES,
+      );
+      return { started, workers, tenant, emails };
+    });
+    const context = { rig: started, workers, postgres, redis, tenant };
+    return await strikeDuringSend(started, fault, context, emails);
   } finally {
     await rig?.dispose();
     await Promise.all([postgres?.dispose(), redis?.dispose()]);
@@ -110,7 +125,7 @@ async function strikeDuringSend(
   emails: string[],
 ): Promise<FaultRun> {
   const { tenant } = context;
-  const slug = fault.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+  const slug = slugOf(fault);
   let campaignId = '';
   let striking: Promise<void> | undefined;
   let struck: () => void = () => undefined;
@@ -172,6 +187,18 @@ export function expectWhole(run: FaultRun, bound: number): void {
 /** Runs a case and asserts on it: the body of each fault test. */
 export async function faultCase(fault: FaultCase): Promise<void> {
   expectWhole(await runFaultCase(fault), fault.bound);
+}
+
+/** Cases of this test file getting their instance ready at once (see runFaultCase). */
+const startups = pLimit(2);
+
+/** The case's name as a DNS label: its domains' names. */
+function slugOf(fault: FaultCase): string {
+  return fault.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 50);
 }
 
 function pick(stats: CampaignStats) {

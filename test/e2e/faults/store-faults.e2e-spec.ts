@@ -25,14 +25,13 @@ describe('campaign sends when PostgreSQL or Redis goes away', () => {
       name: `PostgreSQL stopped ${downMs / 1000} s, ${moment(at)}`,
       at,
       bound,
-      stores: { postgres: true },
       strike: ({ postgres }) => {
-        outage = postgres!.crash();
+        outage = postgres.crash();
       },
       recover: async ({ postgres }) => {
         await outage;
         await faultLasting(downMs);
-        await postgres!.resume();
+        await postgres.resume();
       },
     };
   };
