@@ -9,7 +9,7 @@ import { ErasureModule } from './erasure/erasure.module';
 import { HeraldConfig } from './platform/config/config';
 import { ApiExceptionFilter } from './platform/errors/api-exception.filter';
 import { RequestValidationPipe } from './platform/errors/validation.pipe';
-import { HealthModule } from './platform/health/health.controller';
+import { HealthModule } from './health/health.controller';
 import { OptOutModule } from './opt-out/opt-out.module';
 import { ProviderWebhooksModule } from './provider-webhooks/provider-webhooks.module';
 import { SegmentsModule } from './segments/segments.module';

@@ -5,9 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { AppModule, AppOptions } from './app.module';
 import { surfaceOf } from './auth/surface';
 import { HeraldConfig, loadConfig } from './platform/config/config';
+import { fastifyTrustProxy } from './platform/config/trust-proxy';
 import { answerClientError, answerFrameworkError } from './platform/errors/framework-errors';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
-import { serveOpenApi } from './platform/openapi/openapi';
+import { serveOpenApi } from './openapi/openapi';
 import { installBodyParsers } from './platform/validation/body-parsers';
 import { JSON_LIMITS } from './platform/validation/json-shape';
 import { refuseInvalidUrlText } from './platform/validation/url-text';
@@ -31,6 +32,9 @@ export async function createHttpApp(
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: JSON_LIMITS.maxBytes,
+    // request.ip, which every per-address limit counts, is the socket's peer unless
+    // TRUST_PROXY names the proxies whose X-Forwarded-For to believe.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // Errors met before any route runs get the same envelope as the rest.
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,

@@ -1,20 +1,153 @@
-// The practical limit: a bare nodemailer SMTP pool, with the same pool size Herald's workers
-// use, sending COUNT messages that were rendered before the clock started to the same sink.
-// The messages are byte for byte the shape of the campaign's (per-recipient subject, text
-// and html; tracked link, pixel and unsubscribe link with tokens as long as Herald's signed
-// ones; the same headers), so both sides ask nodemailer for the same work. Nothing else: no
-// database, no queue, no rendering. Prints one JSON line.
-import { randomBytes, randomUUID } from 'node:crypto';
+// The baseline of `npm run bench:campaign-send`: the practical limit of putting a campaign's
+// messages on the wire. Before the clock starts, this process builds its share of the
+// campaign's messages with Herald's own code, from the bench database's rows, as a worker
+// would: the campaign compiled with its opt-out footer (compileMessage(withOptOut(…))), each
+// message built by CampaignMessageBuilder (merge fields, tracked links, open pixel, signed
+// unsubscribe tokens, List-Unsubscribe headers, VERP return path), composed by composeMime and
+// DKIM-signed with the sender domain's key (opened from its sealed row by DkimKeyVault) by
+// nodemailer's DKIM signer, as MailTransport signs. So the bytes are Herald's, signature
+// included. Once the parent says go, it only hands those finished bytes to a nodemailer SMTP
+// pool the way MailTransport does (the pool's transport interface, no composer) with the same
+// pool options: no database, no queue, no rendering, no signing inside the timed window.
+//
+// Env: SMTP_URL (its ?maxConnections= is this process's pool size), CAMPAIGN_ID, OFFSET and
+// COUNT (this process's share of the campaign's subscribers, ordered by id), plus the bench's
+// DATABASE_URL, HERALD_SECRET and PUBLIC_URL (the tokens and links are signed with them).
+// IPC: sends {type:'ready', bytes} once built, waits for {type:'go'}, then sends
+// {type:'done', startedAt, endedAt, cpuMs} and exits; it also exits when the parent goes away.
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import DKIM from 'nodemailer/lib/dkim';
+import type MailMessage from 'nodemailer/lib/mailer/mail-message';
+import { CampaignMessageBuilder } from '../../src/campaigns/content/campaign-message';
+import { RecipientTokens } from '../../src/message-refs/recipient-token';
+import { DkimKeyVault } from '../../src/domains/dkim-keys';
+import { returnPathHost } from '../../src/domains/dns-records';
+import { RecordCheck } from '../../src/domains/record-checks';
+import { SenderIdentity } from '../../src/domains/sender-identity';
+import { VerpAddresses } from '../../src/message-refs/verp-address';
+import { PrismaClient } from '../../src/generated/prisma/client';
+import { withOptOut } from '../../src/campaigns/content/opt-out-footer';
+import { loadConfig } from '../../src/platform/config/config';
+import { KeyedHasher } from '../../src/platform/crypto/keyed-hasher';
+import { composeMime } from '../../src/platform/mail/mime-composer';
+import { messageIdHeader } from '../../src/platform/mail/mail-transport';
+import { compileMessage, textFromHtml } from '../../src/templates/template-renderer';
 
-const url = new URL(process.env.SMTP_URL!);
+const config = loadConfig();
+const url = new URL(config.smtpUrl!);
+const campaignId = process.env.CAMPAIGN_ID!;
+const offset = Number(process.env.OFFSET ?? 0);
 const count = Number(process.env.COUNT);
 const poolSize = Number(url.searchParams.get('maxConnections') ?? 8);
+/** Messages handed to the pool at once: enough to keep every connection busy. */
 const WINDOW = 400;
+/**
+ * At most this many distinct messages are built (a million would take gigabytes); past that
+ * they are reused in turn, each send with its own envelope recipient.
+ */
 const DISTINCT = 50_000;
 
+interface Prepared {
+  bytes: Buffer;
+  messageId: string;
+  envelope: { from: string; to: string[] };
+}
+
+/** The sender identity SenderDomainsService.signingIdentity would give, from the same rows. */
+async function senderIdentity(prisma: PrismaClient, accountId: string, from: string) {
+  const name = /@([^\s>@]+)>?\s*$/.exec(from)?.[1]?.toLowerCase();
+  const key = await prisma.senderDomainKey.findFirst({
+    where: { accountId, status: 'active', domain: { accountId, name } },
+    include: { domain: true },
+  });
+  if (!key) throw new Error(`no signing key for ${name}: the bench's domain is missing`);
+  const checks = key.domain.checks as unknown as Record<string, RecordCheck | undefined>;
+  const ready =
+    checks.return_path?.status === 'found' &&
+    checks.return_path.value === config.bounceDomain &&
+    checks.spf?.status === 'found';
+  const identity: SenderIdentity = {
+    dkim: {
+      domainName: key.domain.name,
+      keySelector: key.selector,
+      privateKey: new DkimKeyVault(config).open(key.privateKeyEncrypted, key.id),
+    },
+    returnPathDomain: ready ? returnPathHost(key.domain.name) : undefined,
+  };
+  return identity;
+}
+
+/** As MailTransport's `signed`: the message through nodemailer's DKIM signer. */
+async function signed(raw: Buffer, key: SenderIdentity['dkim']): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of new DKIM(key).sign(raw)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function prepare(): Promise<Prepared[]> {
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: config.databaseUrl }),
+  });
+  try {
+    const campaign = await prisma.campaign.findUniqueOrThrow({ where: { id: campaignId } });
+    const account = await prisma.account.findUniqueOrThrow({ where: { id: campaign.accountId } });
+    const subscribers = await prisma.subscriber.findMany({
+      where: { accountId: campaign.accountId },
+      orderBy: { id: 'asc' },
+      skip: offset,
+      take: Math.min(count, DISTINCT),
+    });
+    if (subscribers.length === 0) throw new Error('no subscribers to build messages for');
+    const compiled = await compileMessage(
+      withOptOut({
+        subject: campaign.subject,
+        html: campaign.html,
+        text: campaign.text ?? (campaign.html === null ? null : await textFromHtml(campaign.html)),
+      }),
+    );
+    const footer = { name: account.name, postalAddress: account.postalAddress };
+    const sender = await senderIdentity(prisma, campaign.accountId, campaign.fromAddress);
+    const hasher = new KeyedHasher(config.secret);
+    const builder = new CampaignMessageBuilder(
+      config,
+      new RecipientTokens(hasher),
+      new VerpAddresses(hasher, config),
+    );
+    const prepared: Prepared[] = [];
+    for (const subscriber of subscribers) {
+      const message = await builder.build(campaign, compiled, subscriber, footer, sender);
+      const messageId = messageIdHeader(message.messageId, message.from);
+      const composed = composeMime({ ...message, messageId });
+      if (!composed) throw new Error('composeMime declined the campaign message');
+      prepared.push({
+        bytes: await signed(composed.raw, message.dkim!),
+        messageId,
+        envelope: { from: message.envelopeFrom ?? composed.fromAddress, to: [message.to] },
+      });
+    }
+    return prepared;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+/** As MailTransport's `composedMail`: finished bytes in the shape the SMTP pool takes. */
+function composedMail(envelope: Prepared['envelope'], messageId: string, bytes: Buffer) {
+  const message = {
+    getEnvelope: () => envelope,
+    messageId: () => messageId,
+    getHeader: (name: string) => (name.toLowerCase() === 'message-id' ? messageId : undefined),
+    createReadStream: () => Readable.from([bytes]),
+  };
+  return { data: {}, message } as unknown as MailMessage;
+}
+
 async function main(): Promise<void> {
-  const transport = nodemailer.createTransport({
+  const messages = await prepare();
+  const transport: Transporter = nodemailer.createTransport({
     pool: true,
     host: url.hostname,
     port: Number(url.port),
@@ -22,49 +155,36 @@ async function main(): Promise<void> {
     maxConnections: poolSize,
     maxMessages: Infinity,
   });
-  const campaignId = randomUUID();
-  // Herald's recipient tokens: 48 bytes of ids in base64url, a dot, a 22-character signature.
-  const token = () =>
-    `${randomBytes(48).toString('base64url')}.${randomBytes(16).toString('base64url').slice(0, 22)}`;
-  // At most DISTINCT messages are kept rendered (a million would take gigabytes); past that
-  // they are reused in turn, each send with its own recipient.
-  const messages = Array.from({ length: Math.min(count, DISTINCT) }, (_, i) => {
-    const unsubscribe = `https://herald.example/unsubscribe/${token()}`;
-    const track = token();
-    const click = `https://herald.example/t/click/${track}?u=https%3A%2F%2Facme.example%2Fnews&amp;s=${token().slice(0, 22)}`;
-    return {
-      from: 'Acme News <news@acme.example>',
-      to: `subscriber${i}@example.com`,
-      subject: `News for First${i}`,
-      text: `Hello First${i},\n\nThis month at Acme: things.\n\nUnsubscribe: ${unsubscribe}`,
-      html: `<html><body><p>Hello First${i},</p><p>This month at <a href="${click}">Acme</a>: things.</p><p><a href="${unsubscribe}">Unsubscribe</a></p><img src="https://herald.example/t/open/${track}" width="1" height="1" alt="" style="display:none"></body></html>`,
-      headers: {
-        'List-Unsubscribe': `<${unsubscribe}>, <mailto:unsubscribe@acme.example?subject=unsubscribe%20${unsubscribe.slice(35)}>`,
-        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-        'X-Herald-Campaign': campaignId,
-      },
-      messageId: `<${campaignId}.${randomUUID()}@acme.example>`,
-    };
+  const send = (mail: MailMessage) =>
+    new Promise<void>((resolve, reject) =>
+      transport.transporter.send(mail, (error) => (error ? reject(error) : resolve())),
+    );
+  const bytes = messages.reduce((sum, message) => sum + message.bytes.length, 0);
+  await new Promise<void>((go) => {
+    process.on('message', (message: { type: string }) => message.type === 'go' && go());
+    process.send!({ type: 'ready', bytes: bytes / messages.length });
   });
-  const started = Date.now();
+
+  const startedAt = Date.now();
   const cpuBefore = process.cpuUsage();
   let next = 0;
   const lane = async () => {
     while (next < count) {
       const index = next++;
-      const message = messages[index % messages.length];
-      await transport.sendMail(
-        index < messages.length ? message : { ...message, to: `subscriber${index}@example.com` },
-      );
+      const { bytes, messageId, envelope } = messages[index % messages.length];
+      const to = index < messages.length ? envelope.to : [`raw${offset + index}@example.com`];
+      await send(composedMail({ from: envelope.from, to }, messageId, bytes));
     }
   };
   await Promise.all(Array.from({ length: WINDOW }, lane));
-  const elapsedMs = Date.now() - started;
+  const endedAt = Date.now();
   const cpu = process.cpuUsage(cpuBefore);
   transport.close();
-  console.log(JSON.stringify({ count, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 }));
+  const done = { type: 'done', startedAt, endedAt, cpuMs: (cpu.user + cpu.system) / 1000 };
+  process.send!(done, () => process.exit(0));
 }
 
+process.on('disconnect', () => process.exit(0));
 main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);

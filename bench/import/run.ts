@@ -1,21 +1,31 @@
 // `npm run bench:import`: one CSV of N subscribers imported through Herald (API --api-only +
 // a separate worker process, both compiled, the worker as `npm run start:worker` runs it) and,
-// in the same run, the same file `COPY`-ed into a bare table (no indexes, no checks): the
-// practical limit of getting those rows into PostgreSQL. Prints rows/s of both, their ratio
-// (target ≥ 0.3), the CPU per row of the worker and of PostgreSQL (the backends of the bench's
-// database, API and worker alike: on a loaded machine the CPU figures move far less than the
-// wall-clock ones), and the worker's peak RSS (VmHWM; the bound is 200 MiB).
+// in the same run, the same rows `COPY`-ed into a table shaped and indexed like `subscribers`:
+// the practical limit of getting those rows into such a table. That table is made by
+// `CREATE TABLE … (LIKE subscribers INCLUDING ALL)` (columns, defaults, checks, primary key,
+// the unique (account_id, email_normalized) index and the others) plus subscribers' foreign
+// keys, fresh and empty for each COPY; the CSV is turned into its columns before the clock
+// starts (ids, normalised email, tags as an array, the other columns as custom_fields, as
+// Herald stores them), so the COPY does only PostgreSQL's part of the work. Prints rows/s of
+// both, their ratio (target ≥ 0.4), the CPU per row of the worker and of PostgreSQL (the
+// backends of the bench's database, API and worker alike: on a loaded machine the CPU figures
+// move far less than the wall-clock ones), and the worker's peak RSS (VmHWM; the bound is
+// 200 MiB).
 //
 // Env (optional): BENCH_ROWS (100000), BENCH_NODE_ARGS (none, e.g. `--cpu-prof
 // --cpu-prof-dir=var/prof`), PG_SERVER (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
 //
 // Steps: build → throwaway database → migrate → account + key through the CLI → the CSV →
-// COPY baseline → API and worker → import → COPY again (the better of the two counts) → table
-// → clean up (also on failure and Ctrl-C).
+// COPY baseline → API and worker → import → COPY again (the better of the two is the
+// baseline, so a busy moment does not flatter Herald) → table → clean up (also on failure and
+// Ctrl-C).
 
 import { readFileSync } from 'node:fs';
+import { newId } from '../../src/platform/crypto/ids';
+import { QUEUES } from '../../src/platform/queue/queue.module';
 import { processCpuMs } from '../support/cpu-meter';
 import { BenchHarness, freePort, sleep, workerCommand } from '../support/harness';
+import { queueWorkerCounts } from '../support/queue-workers';
 import { withClient } from '../support/stores';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -90,8 +100,9 @@ async function main(): Promise<void> {
   const csv = makeCsv(ROWS);
   console.log(`${ROWS} rows, ${(csv.length / 1024 / 1024).toFixed(1)} MiB of CSV`);
 
-  const copyBefore = await copyRowsPerSec(csv);
-  console.log(`  COPY into a bare table: ${copyBefore.toFixed(0)} rows/s`);
+  const rows = asSubscriberRows(account.id);
+  const copyBefore = await copyRowsPerSec(rows);
+  console.log(`  COPY into a table like subscribers: ${copyBefore.toFixed(0)} rows/s`);
 
   const port = await freePort();
   const server = bench.start(['dist/main.js', '--api-only'], { PORT: String(port) });
@@ -105,17 +116,20 @@ async function main(): Promise<void> {
     if (Date.now() > deadline) throw new Error(`API did not start:\n${server.output.join('')}`);
   }
   const { env: workerEnv, args: workerArgs } = workerCommand();
+  const importQueue = [QUEUES.subscriberImport];
+  const [before] = await queueWorkerCounts(env.QUEUE_PREFIX, importQueue);
   const worker = bench.start([...workerArgs, 'dist/worker.js'], {
     ...workerEnv,
     LOG_LEVEL: 'info',
   });
+  // Ready once BullMQ lists its worker on the import queue.
   for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
-    if (worker.output.join('').includes('ImportWorkersModule dependencies initialized')) break;
+    const [now] = await queueWorkerCounts(env.QUEUE_PREFIX, importQueue);
+    if (now > before) break;
     if (worker.child.exitCode !== null || Date.now() > deadline) {
       throw new Error(`worker did not start:\n${worker.output.join('')}`);
     }
   }
-  await sleep(1500);
   const idleRss = peakRssMiB(worker.child.pid);
 
   const cpuBefore = processCpuMs(worker.child.pid) ?? 0;
@@ -155,8 +169,8 @@ async function main(): Promise<void> {
   const peak = peakRssMiB(worker.child.pid);
   await bench.stop(worker.child);
 
-  const copyAfter = await copyRowsPerSec(csv);
-  console.log(`  COPY into a bare table: ${copyAfter.toFixed(0)} rows/s`);
+  const copyAfter = await copyRowsPerSec(rows);
+  console.log(`  COPY into a table like subscribers: ${copyAfter.toFixed(0)} rows/s`);
   const copy = Math.max(copyBefore, copyAfter);
   const herald = ROWS / (elapsedMs / 1000);
   console.log(
@@ -176,21 +190,86 @@ async function main(): Promise<void> {
     ].join(' '),
   );
   console.log(
-    'targets: ratio ≥ 0.30 (POST to done, against COPY of the same file), peak RSS < 200 MiB',
+    'COPY/s: the better of the two COPY runs into a table like subscribers, around the import\n' +
+      'targets: ratio ≥ 0.40 (POST to done, against that COPY of the same rows), peak RSS < 200 MiB',
   );
 }
 
-/** COPY FROM STDIN of the whole CSV on one connection, timed: rows/s. */
-async function copyRowsPerSec(csv: string): Promise<number> {
-  return withClient(env.DATABASE_URL, async (db) => {
-    await db.query('DROP TABLE IF EXISTS bench_copy');
-    await db.query(
-      `CREATE TABLE bench_copy (email text, first_name text, last_name text, city text,
-         country_code text, tags text, plan text, signup_source text)`,
+/** The columns the baseline fills: those an import of this CSV sets on a subscriber. */
+const COPY_COLUMNS =
+  'id, account_id, email, email_normalized, first_name, last_name, city, country_code, tags, custom_fields';
+
+/** A CSV field, quoted when it must be. */
+const field = (value: string) =>
+  /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+
+/**
+ * The CSV's rows as subscribers' columns (COPY's csv format): what Herald stores for each, so
+ * the baseline's PostgreSQL work is the same rows into the same shape. Made before the clock.
+ */
+function asSubscriberRows(accountId: string): string {
+  const lines: string[] = [];
+  const start = Date.now() - ROWS;
+  for (let row = 1; row <= ROWS; row++) {
+    const email = `reader${row}@bench.example`;
+    const custom = JSON.stringify({
+      plan: row % 3 === 0 ? 'pro' : 'free',
+      signup_source: `campaign-${row % 11}`,
+    });
+    lines.push(
+      [
+        newId(start + row),
+        accountId,
+        email,
+        email.trim().toLowerCase(),
+        `First${row}`,
+        `Last${row % 97}`,
+        `City ${row % 31}`,
+        'GB',
+        '{news,offers}',
+        custom,
+      ]
+        .map(field)
+        .join(','),
     );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A fresh, empty table like subscribers: LIKE … INCLUDING ALL takes the columns, defaults,
+ * constraints and indexes; foreign keys it leaves out, so they are added from subscribers' own.
+ */
+async function createCopyTable(db: Parameters<Parameters<typeof withClient>[1]>[0]) {
+  await db.query('DROP TABLE IF EXISTS bench_copy');
+  await db.query('CREATE TABLE bench_copy (LIKE subscribers INCLUDING ALL)');
+  const { rows: foreignKeys } = await db.query<{ definition: string }>(
+    `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint
+      WHERE conrelid = 'subscribers'::regclass AND contype = 'f'`,
+  );
+  for (const { definition } of foreignKeys) {
+    await db.query(`ALTER TABLE bench_copy ADD ${definition}`);
+  }
+  const { rows: triggers } = await db.query<{ name: string }>(
+    `SELECT tgname AS name FROM pg_trigger
+      WHERE tgrelid = 'subscribers'::regclass AND NOT tgisinternal`,
+  );
+  if (triggers.length > 0) {
+    console.log(
+      `  note: subscribers has triggers the baseline table lacks: ${triggers.map((t) => t.name).join(', ')}`,
+    );
+  }
+}
+
+/** COPY FROM STDIN of every row on one connection into a fresh table like subscribers: rows/s. */
+async function copyRowsPerSec(rows: string): Promise<number> {
+  return withClient(env.DATABASE_URL, async (db) => {
+    await createCopyTable(db);
     const started = Date.now();
-    await copyFromStdin(db, 'COPY bench_copy FROM STDIN WITH (FORMAT csv, HEADER true)', csv);
-    return ROWS / ((Date.now() - started) / 1000);
+    await copyFromStdin(db, `COPY bench_copy (${COPY_COLUMNS}) FROM STDIN WITH (FORMAT csv)`, rows);
+    const elapsedMs = Date.now() - started;
+    await db.query('DROP TABLE bench_copy');
+    return ROWS / (elapsedMs / 1000);
   });
 }
 

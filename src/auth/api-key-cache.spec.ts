@@ -1,6 +1,6 @@
 import { KeyedHasher } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
-import { KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from '../platform/settings';
+import { KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './auth.settings';
 import { ApiKeyCache } from './api-key-cache';
 import { generateSecret } from './api-key-secret';
 import { ApiKeysRepository, KeyStatus, StoredKey } from './api-keys.repository';

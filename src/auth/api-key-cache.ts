@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from '../platform/settings';
+import { KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './auth.settings';
 import type { StoredKey } from './api-keys.repository';
 
 interface Entry {

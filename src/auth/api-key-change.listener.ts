@@ -6,7 +6,7 @@ import {
   KEY_CHANGES_RECONNECT_MAX_MS,
   KEY_CHANGES_RECONNECT_MS,
   KEY_CHANGES_CONNECT_WAIT_MS,
-} from '../platform/settings';
+} from './auth.settings';
 import { ApiKeyCache } from './api-key-cache';
 import { KEY_CHANGES_CHANNEL } from './api-keys.sql';
 

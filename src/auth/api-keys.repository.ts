@@ -3,7 +3,7 @@ import type { ApiKeyStatus } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
-import { KEY_TOUCH_INTERVAL_MS } from '../platform/settings';
+import { KEY_TOUCH_INTERVAL_MS } from './auth.settings';
 import * as sql from './api-keys.sql';
 
 export type KeyStatus = ApiKeyStatus;

@@ -1,4 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
+import type { AddressLimitClass } from '../platform/rate-limit/limit-class';
 
 export const IS_PUBLIC = 'auth:public';
 
@@ -8,14 +9,15 @@ export const IS_PUBLIC = 'auth:public';
  * credential, with or without this mark; any other route without it is refused.
  */
 export const Public = (options: Partial<PublicOptions> = {}) =>
-  SetMetadata(IS_PUBLIC, { perAddressLimit: true, ...options } satisfies PublicOptions);
+  SetMetadata(IS_PUBLIC, { perAddressLimit: 'anonymous', ...options } satisfies PublicOptions);
 
 export interface PublicOptions {
   /**
-   * Count requests against the client address's rate limit (RATE_LIMIT_ANONYMOUS). Off only
-   * where the callers are other people's mail infrastructure or monitors: a mailbox provider
-   * fetches tracking pixels and posts one-click unsubscribes for many recipients from few
-   * addresses, and refusing those would lose opens and opt-outs.
+   * Which per-client-address budget requests count against: `anonymous` (RATE_LIMIT_ANONYMOUS,
+   * the default) for pages people open; `mailAgents` (RATE_LIMIT_MAIL_AGENTS, larger) where the
+   * callers are other people's mail infrastructure (a mailbox provider fetches tracking pixels
+   * and posts one-click unsubscribes for many recipients from few addresses, a provider posts
+   * every bounce from a few); `false` only for monitors (/health).
    */
-  perAddressLimit: boolean;
+  perAddressLimit: AddressLimitClass | false;
 }

@@ -26,7 +26,7 @@ export interface SessionCheck {
  *   CSRF checks on every state-changing request; then the person's rate limit, or the
  *   client address's when nobody is signed in (sign-in and sign-up).
  * - anything else: only if the route is marked @Public(), counted against the client
- *   address's rate limit unless the mark says otherwise; an unmarked route is answered as if
+ *   address's rate limit (the budget the mark names); an unmarked route is answered as if
  *   it did not exist, and logged, because it is a mistake in the code.
  * Either way the caller reaches the handler as a Principal (@Caller()).
  */
@@ -70,7 +70,9 @@ export class RouteGuard implements CanActivate {
       context.getClass(),
     ]);
     if (mark) {
-      if (mark.perAddressLimit) await this.rateLimiter.enforceForAddress(request.ip, reply);
+      if (mark.perAddressLimit) {
+        await this.rateLimiter.enforceForAddress(request.ip, reply, mark.perAddressLimit);
+      }
       return true;
     }
     this.logger.error(

@@ -1,18 +1,18 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
-import { VerpModule } from '../feedback/verp.module';
+import { VerpModule } from '../message-refs/verp.module';
 import { MailModule } from '../platform/mail/mail-transport';
-import { CampaignDeliveryGates } from './campaign-delivery-gate';
-import { CampaignDeliveryProcessor } from './campaign-delivery.processor';
-import { CampaignFanoutProcessor } from './campaign-fanout.processor';
-import { CampaignMessageBuilder } from './campaign-message';
-import { CampaignSchedulePoller } from './campaign-schedule-poller';
-import { CampaignWatchdog } from './campaign-watchdog';
-import { CampaignWorkerWarmup } from './campaign-worker-warmup';
+import { CampaignDeliveryGates } from './delivery/campaign-delivery-gate';
+import { CampaignDeliveryProcessor } from './delivery/campaign-delivery.processor';
+import { CampaignFanoutProcessor } from './delivery/campaign-fanout.processor';
+import { CampaignMessageBuilder } from './content/campaign-message';
+import { CampaignSchedulePoller } from './delivery/campaign-schedule-poller';
+import { CampaignWatchdog } from './delivery/campaign-watchdog';
+import { CampaignWorkerWarmup } from './delivery/campaign-worker-warmup';
 import { CampaignsCoreModule } from './campaigns-core.module';
-import { RecipientTokens } from './recipient-token';
-import { SendRateLimiter } from './send-rate-limiter';
+import { RecipientTokens } from '../message-refs/recipient-token';
+import { SendRateLimiter } from './delivery/send-rate-limiter';
 
 /**
  * The send pipeline's workers: fan-out, delivery (with its pause check and send throttle), the

@@ -4,17 +4,17 @@ import { SegmentsModule } from '../segments/segments.module';
 import { StatsCoreModule } from '../stats/stats-core.module';
 import { SubscribersModule } from '../subscribers/subscribers.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
-import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
-import { CampaignCancellation } from './campaign-cancellation';
-import { CampaignEvents } from './campaign-events';
-import { CampaignFeedbackCounters } from './campaign-feedback-counters';
-import { CampaignLedgerRepository } from './campaign-ledger.repository';
-import { CampaignCompletion } from './campaign-completion';
-import { CampaignDeliveryRunsRepository } from './campaign-delivery-runs.repository';
-import { CampaignOutcomeWriter } from './campaign-outcome-writer';
-import { CampaignQueuesModule } from './campaign-send-queue';
-import { CampaignSentMessages } from './campaign-sent-messages';
-import { CampaignsRepository } from './campaigns.repository';
+import { CampaignAudienceSnapshot } from './delivery/campaign-audience-snapshot';
+import { CampaignCancellation } from './core/campaign-cancellation';
+import { CampaignEvents } from './core/campaign-events';
+import { CampaignFeedbackCounters } from './core/campaign-feedback-counters';
+import { CampaignLedgerRepository } from './ledger/campaign-ledger.repository';
+import { CampaignCompletion } from './core/campaign-completion';
+import { CampaignDeliveryRunsRepository } from './ledger/campaign-delivery-runs.repository';
+import { CampaignOutcomeWriter } from './delivery/campaign-outcome-writer';
+import { CampaignQueuesModule } from './core/campaign-send-queue';
+import { CampaignSentMessages } from './ledger/campaign-sent-messages';
+import { CampaignsRepository } from './core/campaigns.repository';
 
 /**
  * The campaigns data layer, shared by the API (CampaignsModule) and the send workers

@@ -3,20 +3,20 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { MailModule } from '../platform/mail/mail-transport';
 import { TemplatesModule } from '../templates/templates.module';
-import { CampaignErasureParticipant } from './campaign-erasure.participant';
-import { CampaignOperationsController } from './campaign-operations.controller';
-import { CampaignOperationsService } from './campaign-operations.service';
-import { CampaignRendering } from './campaign-rendering';
-import { CampaignTestSender } from './campaign-test-sender';
-import { CampaignReportsService } from './campaign-reports.service';
-import { CampaignTimelineRepository } from './campaign-timeline.repository';
-import { CampaignsDashboardController } from './campaigns-dashboard.controller';
+import { CampaignErasureParticipant } from './core/campaign-erasure.participant';
+import { CampaignOperationsController } from './operations/campaign-operations.controller';
+import { CampaignOperationsService } from './operations/campaign-operations.service';
+import { CampaignRendering } from './content/campaign-rendering';
+import { CampaignTestSender } from './operations/campaign-test-sender';
+import { CampaignReportsService } from './operations/campaign-reports.service';
+import { CampaignTimelineRepository } from './ledger/campaign-timeline.repository';
+import { CampaignsDashboardController } from './operations/campaigns-dashboard.controller';
 import { CampaignsCoreModule } from './campaigns-core.module';
-import { CampaignsController } from './campaigns.controller';
-import { CampaignsService } from './campaigns.service';
-import { RecipientActivityService } from './recipient-activity.service';
-import { RecipientTokens } from './recipient-token';
-import { TrackingController } from './tracking.controller';
+import { CampaignsController } from './definition/campaigns.controller';
+import { CampaignsService } from './definition/campaigns.service';
+import { RecipientActivityService } from './tracking/recipient-activity.service';
+import { RecipientTokens } from '../message-refs/recipient-token';
+import { TrackingController } from './tracking/tracking.controller';
 
 /**
  * Campaigns on /v1 and /dashboard/api: CRUD, send, stats, operations (schedule, pause, resume,

@@ -1,16 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Principal } from '../auth/principal';
-import { CampaignsService } from '../campaigns/campaigns.service';
+import { CampaignsService } from '../campaigns/definition/campaigns.service';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { ErasureService } from '../erasure/erasure.service';
 import { newId } from '../platform/crypto/ids';
 import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
-import {
-  EmailErasedError,
-  NotFoundError,
-  ValidationFailedError,
-} from '../platform/errors/api-errors';
+import { NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
+import { EmailErasedError } from '../erasure/erasure-errors';
 import { MailEvents } from '../stats/mail-events';
 import { StatsService } from '../stats/stats.service';
 import { SubscriberStatistics } from '../subscribers/subscriber-statistics.service';

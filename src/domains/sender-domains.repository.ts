@@ -1,4 +1,5 @@
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
+import { ACCOUNT_QUOTAS, lockQuota } from '../platform/database/account-quota';
 import { claimDueForRecheck, lockDomain } from './sender-domains.sql';
 import { Injectable } from '@nestjs/common';
 import { Prisma, SenderDomain, SenderDomainKey } from '../generated/prisma/client';
@@ -63,21 +64,29 @@ export class SenderDomainsRepository {
     });
   }
 
-  /** Null when the account already has a domain of this name (the unique index decides). */
+  /**
+   * Null when the account already has a domain of this name (the unique index decides),
+   * 'quota_exceeded' when it has its quota of domains.
+   */
   async create(
     accountId: AccountId,
     domain: { id: string; name: string },
     key: NewKey,
-  ): Promise<DomainWithKeys | null> {
+  ): Promise<DomainWithKeys | null | 'quota_exceeded'> {
     try {
-      return await this.prisma.senderDomain.create({
-        data: {
-          id: domain.id,
-          accountId,
-          name: domain.name,
-          keys: { create: { ...key, accountId, status: 'pending' } },
-        },
-        include: LIVE_KEYS,
+      return await this.prisma.$transaction(async (tx) => {
+        await lockQuota(tx, accountId, 'sender_domains');
+        const held = await tx.senderDomain.count({ where: { accountId } });
+        if (held >= ACCOUNT_QUOTAS.sender_domains) return 'quota_exceeded' as const;
+        return tx.senderDomain.create({
+          data: {
+            id: domain.id,
+            accountId,
+            name: domain.name,
+            keys: { create: { ...key, accountId, status: 'pending' } },
+          },
+          include: LIVE_KEYS,
+        });
       });
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {

@@ -1,4 +1,5 @@
 import { AccountId } from '../platform/database/account-id';
+import { ACCOUNT_QUOTAS, QuotaExceededError } from '../platform/database/account-quota';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AuditAction, AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
@@ -61,6 +62,12 @@ export class SenderDomainsService {
       await this.newKey(),
     );
     if (!created) throw new ConflictError(`This account already has the domain ${name}.`);
+    if (created === 'quota_exceeded') {
+      throw new QuotaExceededError(
+        'name',
+        `An account has at most ${ACCOUNT_QUOTAS.sender_domains} sender domains; delete one first.`,
+      );
+    }
     await this.record(caller.accountId, caller, 'sender_domain.added', {
       domain_id: domainId,
       domain: name,

@@ -5,7 +5,7 @@ import { KeyedHasher, normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db, PgClient } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
-import { EmailErasedError } from '../platform/errors/api-errors';
+import { EmailErasedError } from './erasure-errors';
 import { ErasedIdentitiesRepository } from './erased-identities.repository';
 
 /**

@@ -3,10 +3,11 @@ import { stringify } from 'csv-stringify/sync';
 import { ErasureService } from '../erasure/erasure.service';
 import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
+import { neutralizeCell } from '../platform/csv/formula-cells';
 import { PgPool } from '../platform/database/pg-pool';
-import { EXPORT_BATCH, EXPORT_TTL_MS } from '../platform/settings';
+import { EXPORT_BATCH, EXPORT_TTL_MS } from './exports.settings';
 import { FileStore } from '../platform/storage/file-store';
-import { segmentFilterSql } from '../segments/segment-filter';
+import { segmentFilterSql } from '../segments/segment-filter-sql';
 import { SegmentsService } from '../segments/segments.service';
 import { exportHeader, subscriberCells } from '../subscribers/subscriber-csv';
 import { SubscribersService } from '../subscribers/subscribers.service';
@@ -102,13 +103,13 @@ export class ExportRunner {
     onRows: (rows: number) => void,
   ): AsyncGenerator<string> {
     const customKeys = await this.subscribers.customKeys(accountId, filter, MAX_CUSTOM_COLUMNS);
-    yield stringify([exportHeader(customKeys)]);
+    yield stringify([exportHeader(customKeys).map(neutralizeCell)]);
     let afterId: string | null = null;
     let rows = 0;
     for (;;) {
       const page = await this.subscribers.exportPage(accountId, filter, afterId, EXPORT_BATCH);
       if (page.length > 0) {
-        yield stringify(page.map((row) => subscriberCells(row, customKeys)));
+        yield stringify(page.map((row) => subscriberCells(row, customKeys).map(neutralizeCell)));
       }
       rows += page.length;
       onRows(rows);

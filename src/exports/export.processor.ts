@@ -8,8 +8,8 @@ import {
   CAMPAIGN_JOB_LOCK_MS,
   CAMPAIGN_MAX_STALLED,
   CAMPAIGN_STALLED_CHECK_MS,
-  EXPORT_CONCURRENCY,
 } from '../platform/settings';
+import { EXPORT_CONCURRENCY } from './exports.settings';
 import { ExportJob } from './export-queue';
 import { ExportRunner } from './export-runner';
 

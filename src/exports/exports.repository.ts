@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SubscriberExport } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
+import { ACCOUNT_QUOTAS, lockQuota, unfinishedBulkJobs } from '../platform/database/account-quota';
 import type { Db, PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -14,11 +15,16 @@ export class ExportsRepository {
     private readonly pool: PgPool,
   ) {}
 
+  /** The new export, or undefined when the account has its quota of unfinished bulk jobs. */
   create(
     accountId: AccountId,
     data: { id: string; apiKeyId?: string; userId?: string; segmentId: string | null },
-  ): Promise<SubscriberExport> {
-    return this.prisma.subscriberExport.create({ data: { ...data, accountId } });
+  ): Promise<SubscriberExport | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      await lockQuota(tx, accountId, 'bulk_jobs');
+      if ((await unfinishedBulkJobs(tx, accountId)) >= ACCOUNT_QUOTAS.bulk_jobs) return undefined;
+      return tx.subscriberExport.create({ data: { ...data, accountId } });
+    });
   }
 
   findById(accountId: AccountId, id: string): Promise<SubscriberExport | null> {

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { isUuid, newId } from '../platform/crypto/ids';
+import { bulkJobsExceeded } from '../platform/database/account-quota';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
 import { withinDeadline } from '../platform/queue/within-deadline';
 import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
@@ -33,12 +34,13 @@ export class ExportsService {
       ]);
     }
     const id = newId();
-    await this.exports.create(accountId, {
+    const created = await this.exports.create(accountId, {
       id,
       apiKeyId: caller.apiKeyId,
       userId: caller.userId,
       segmentId: segmentId ?? null,
     });
+    if (!created) throw bulkJobsExceeded('exports');
     await this.audit.recordBy(caller, {
       action: 'subscriber_export.created',
       metadata: { export_id: id, ...(segmentId ? { segment_id: segmentId } : {}) },

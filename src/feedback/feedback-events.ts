@@ -1,10 +1,10 @@
-import type { MailEvent, MessageRef } from '../stats/mail-events';
-import type { FeedbackReport } from './feedback-report';
+import type { MailEvent, EventMessage } from '../stats/mail-events';
+import type { FeedbackReport } from '../message-refs/feedback-report';
 import type { LocatedMessage } from './sent-message-lookup';
 
 /** A report acted on, as a mail event: a bounce, a complaint or an unsubscribe. */
 export function feedbackMailEvent(message: LocatedMessage, report: FeedbackReport): MailEvent {
-  const ref: MessageRef = message.campaignId
+  const ref: EventMessage = message.campaignId
     ? { campaignId: message.campaignId, subscriberId: message.subscriberId! }
     : {
         transactionalId: message.transactionalMessageId!,

@@ -10,7 +10,7 @@ import { FeedbackRepository } from './feedback.repository';
 import { FeedbackService } from './feedback.service';
 import { MessageLocator } from './message-locator';
 import { SentMessageLookup } from './sent-message-lookup';
-import { VerpModule } from './verp.module';
+import { VerpModule } from '../message-refs/verp.module';
 
 /**
  * The feedback loop's core: VERP addresses, locating a report's message, and acting on it.

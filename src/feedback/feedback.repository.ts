@@ -3,7 +3,7 @@ import { Prisma } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
 import { PrismaService } from '../platform/database/prisma.service';
-import { FeedbackKind, FeedbackReport } from './feedback-report';
+import { FeedbackKind, FeedbackReport } from '../message-refs/feedback-report';
 import * as sql from './feedback.sql';
 import type { LocatedMessage } from './sent-message-lookup';
 

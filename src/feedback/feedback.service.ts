@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CampaignFeedbackCounters } from '../campaigns/campaign-feedback-counters';
+import { CampaignFeedbackCounters } from '../campaigns/core/campaign-feedback-counters';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { MailEvents } from '../stats/mail-events';
 import { SuppressionList } from '../suppression/suppression-list';
 import { feedbackMailEvent } from './feedback-events';
-import { FeedbackOutcome, FeedbackReport, messageKey } from './feedback-report';
+import { FeedbackOutcome, FeedbackReport } from '../message-refs/feedback-report';
+import { messageKey } from '../message-refs/message-ref';
 import { FeedbackRepository } from './feedback.repository';
 import { SentMessageLookup } from './sent-message-lookup';
 

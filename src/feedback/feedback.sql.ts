@@ -1,6 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
-import type { FeedbackReport } from './feedback-report';
+import type { FeedbackReport } from '../message-refs/feedback-report';
 
 // Every raw statement over delivery_feedback. Only FeedbackRepository runs them.
 

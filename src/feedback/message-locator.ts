@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUuid } from '../platform/crypto/ids';
 import { SentMessageLookup } from './sent-message-lookup';
-import { MessageRef } from './verp-address';
+import type { MessageRef } from '../message-refs/message-ref';
 
 /**
  * Finds the message a provider's notification is about. First by the Message-ID Herald set,

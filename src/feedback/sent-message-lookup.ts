@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
-import { CampaignSentMessages } from '../campaigns/campaign-sent-messages';
+import { CampaignSentMessages } from '../campaigns/ledger/campaign-sent-messages';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { TransactionalSentMessages } from '../transactional/transactional-sent-messages';
-import type { MessageRef } from './verp-address';
+import type { MessageRef } from '../message-refs/message-ref';
 
 /** How far back a notification without Herald's Message-ID is matched by its recipient. */
 const RECENT_DAYS = 7;

@@ -1,6 +1,6 @@
 import { CsvError, Options, parse } from 'csv-parse';
 import type { Readable } from 'node:stream';
-import { IMPORT_MAX_RECORD_BYTES } from '../platform/settings';
+import { IMPORT_MAX_RECORD_BYTES } from './imports.settings';
 import { CsvRecordGuard } from './csv-record-guard';
 import { csvOptions } from './import-plan';
 

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse';
 import { Readable } from 'node:stream';
-import { IMPORT_MAX_COLUMNS } from '../platform/settings';
+import { restoreCell } from '../platform/csv/formula-cells';
+import { IMPORT_MAX_COLUMNS } from './imports.settings';
 import { CsvColumn, mapColumns } from '../subscribers/subscriber-csv';
 
 /** How an import reads its file: the delimiter and what each column of the header holds. */
@@ -47,7 +48,8 @@ export async function planImport(
 ): Promise<ImportPlan> {
   const text = head.toString('utf8').replace(/^\uFEFF/, '');
   const delimiter = detectDelimiter(text.split(/\r?\n/, 1)[0] ?? '');
-  const headers = await firstRecord(head, delimiter);
+  // An export wrote formula-like headers (custom keys) with a leading quote.
+  const headers = (await firstRecord(head, delimiter))?.map(restoreCell);
   if (!headers || headers.every((header) => header.trim() === '')) {
     throw new ImportPlanError('The file has no header row.');
   }

@@ -4,7 +4,7 @@ import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import type { ErrorDetail } from '../platform/errors/api-errors';
 import { checkAgainstDto } from '../platform/errors/validation.pipe';
-import { IMPORT_BATCH } from '../platform/settings';
+import { IMPORT_BATCH } from './imports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { SubscriberBulkWriter, BulkItem } from '../subscribers/subscriber-bulk-writer';
 import { recordToBody } from '../subscribers/subscriber-csv';

@@ -1,10 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import {
-  ABANDONED_UPLOAD_MS,
-  BULK_IDLE_SECONDS,
-  BULK_SWEEP_EVERY_MS,
-  SWEEP_BATCH,
-} from '../platform/settings';
+import { ABANDONED_UPLOAD_MS } from './imports.settings';
+import { BULK_IDLE_SECONDS, BULK_SWEEP_EVERY_MS, SWEEP_BATCH } from '../platform/settings';
 import { FileStore } from '../platform/storage/file-store';
 import { ImportQueue } from './import-queue';
 import { ImportsRepository } from './imports.repository';

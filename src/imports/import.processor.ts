@@ -8,8 +8,8 @@ import {
   CAMPAIGN_JOB_LOCK_MS,
   CAMPAIGN_MAX_STALLED,
   CAMPAIGN_STALLED_CHECK_MS,
-  IMPORT_CONCURRENCY,
 } from '../platform/settings';
+import { IMPORT_CONCURRENCY } from './imports.settings';
 import { ImportJob } from './import-queue';
 import { ImportRunner } from './import-runner';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsDefined, IsString, MaxLength } from 'class-validator';
-import { IMPORT_MAX_COLUMNS } from '../platform/settings';
+import { IMPORT_MAX_COLUMNS } from './imports.settings';
 import { ImportsService } from './imports.service';
 
 export class GuessColumnsDto {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ImportMode, Prisma, SubscriberImport } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
+import { ACCOUNT_QUOTAS, lockQuota, unfinishedBulkJobs } from '../platform/database/account-quota';
 import type { PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -41,6 +42,7 @@ export class ImportsRepository {
     private readonly pool: PgPool,
   ) {}
 
+  /** The new import, or undefined when the account has its quota of unfinished bulk jobs. */
   create(
     accountId: AccountId,
     data: {
@@ -54,15 +56,24 @@ export class ImportsRepository {
       /** Counted on the way in; made exact by the runner at the end (CsvRowCounter). */
       rowsTotal: number;
     },
-  ): Promise<SubscriberImport> {
-    return this.prisma.subscriberImport.create({
-      data: {
-        ...data,
-        accountId,
-        columns: data.columns as unknown as Prisma.InputJsonObject,
-        fileBytes: BigInt(data.fileBytes),
-      },
+  ): Promise<SubscriberImport | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      await lockQuota(tx, accountId, 'bulk_jobs');
+      if ((await unfinishedBulkJobs(tx, accountId)) >= ACCOUNT_QUOTAS.bulk_jobs) return undefined;
+      return tx.subscriberImport.create({
+        data: {
+          ...data,
+          accountId,
+          columns: data.columns as unknown as Prisma.InputJsonObject,
+          fileBytes: BigInt(data.fileBytes),
+        },
+      });
     });
+  }
+
+  /** Whether the account has room for another import or export now (create checks again). */
+  async hasBulkJobRoom(accountId: AccountId): Promise<boolean> {
+    return (await unfinishedBulkJobs(this.prisma, accountId)) < ACCOUNT_QUOTAS.bulk_jobs;
   }
 
   findById(accountId: AccountId, id: string): Promise<SubscriberImport | null> {

@@ -6,9 +6,12 @@ import { AuditLog } from '../audit/audit-log';
 import { Principal } from '../auth/principal';
 import { ImportMode } from '../generated/prisma/client';
 import { isUuid, newId } from '../platform/crypto/ids';
+import { neutralizeCell } from '../platform/csv/formula-cells';
+import { bulkJobsExceeded } from '../platform/database/account-quota';
 import { NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
 import { withinDeadline } from '../platform/queue/within-deadline';
-import { ENQUEUE_DEADLINE_MS, IMPORT_ERRORS_SHOWN, IMPORT_MAX_BYTES } from '../platform/settings';
+import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
+import { IMPORT_ERRORS_SHOWN, IMPORT_MAX_BYTES } from './imports.settings';
 import { FileStore, FileTooLargeError } from '../platform/storage/file-store';
 import { guessTarget, targetProblem } from '../subscribers/subscriber-csv';
 import { invalidField, readCsvUpload } from './csv-upload';
@@ -37,6 +40,8 @@ export class ImportsService {
 
   async start(caller: Principal, request: IncomingMessage): Promise<ImportAccepted> {
     const { accountId } = caller;
+    // Before the upload is stored (up to 100 MB); the create below decides under a lock.
+    if (!(await this.imports.hasBulkJobRoom(accountId))) throw bulkJobsExceeded('imports');
     const upload = await readCsvUpload(request, (file) =>
       this.files.write(accountId, 'import', file, IMPORT_MAX_BYTES).catch((error: unknown) => {
         if (!(error instanceof FileTooLargeError)) throw error;
@@ -52,7 +57,7 @@ export class ImportsService {
         throw error;
       });
       const id = newId();
-      await this.imports.create(accountId, {
+      const created = await this.imports.create(accountId, {
         id,
         apiKeyId: caller.apiKeyId,
         userId: caller.userId,
@@ -62,6 +67,7 @@ export class ImportsService {
         fileBytes: upload.stored.bytes,
         rowsTotal: upload.rows,
       });
+      if (!created) throw bulkJobsExceeded('imports');
       await this.audit.recordBy(caller, {
         action: 'subscriber_import.created',
         metadata: { import_id: id, bytes: upload.stored.bytes, mode },
@@ -103,7 +109,11 @@ export class ImportsService {
       for (;;) {
         const page: ImportRowError[] = await imports.errorsAfter(id, after, 1000);
         if (page.length > 0) {
-          yield stringify(page.map((error) => [String(error.row), error.field, error.message]));
+          yield stringify(
+            page.map((error) =>
+              [String(error.row), error.field, error.message].map(neutralizeCell),
+            ),
+          );
         }
         if (page.length < 1000) return;
         after = page[page.length - 1];

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { FeedbackOutcome, FeedbackReport, messageKey } from '../feedback/feedback-report';
+import { FeedbackOutcome, FeedbackReport } from '../message-refs/feedback-report';
+import { MessageRef, messageKey } from '../message-refs/message-ref';
 import { FeedbackService } from '../feedback/feedback.service';
-import { MessageRef, VerpAddresses, VerpPurpose } from '../feedback/verp-address';
+import { VerpAddresses, VerpPurpose } from '../message-refs/verp-address';
 import { InboundEvent, InboundStats } from './inbound-stats';
 import { PARSER_OPTIONS, readReport } from './report-reader';
 

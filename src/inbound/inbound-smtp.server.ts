@@ -12,19 +12,23 @@ import type {
   SMTPServerDataStream,
   SMTPServerSession,
 } from 'smtp-server';
-import { VerpAddresses } from '../feedback/verp-address';
+import { VerpAddresses } from '../message-refs/verp-address';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
+import { readBounded } from './bounded-message';
 import { ConnectionLimiter } from './connection-limiter';
 import { AcceptedRecipient, InboundMailService } from './inbound-mail.service';
 import { InboundStats } from './inbound-stats';
+import { OpenConnections } from './open-connections';
 
-/** Larger reports are refused at DATA (and announced in EHLO as SIZE). */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** Connections open at once, from everyone. */
 export const MAX_CLIENTS = 50;
+/** Connections open at once from one client address. */
+export const CONNECTIONS_PER_ADDRESS = 5;
 /** New connections per client address per minute. */
 export const CONNECTIONS_PER_MINUTE = 60;
+/** Mail transactions (MAIL FROM) on one connection; past it, 421 and the connection closes. */
+export const MESSAGES_PER_CONNECTION = 100;
 /** Recipients per message: a report has one; an unsubscribe mail, one or two. */
 const MAX_RECIPIENTS = 10;
 
@@ -43,6 +47,11 @@ function smtpError(code: number, message: string): SmtpError {
 export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InboundSmtpServer.name);
   private readonly limiter = new ConnectionLimiter(CONNECTIONS_PER_MINUTE);
+  private readonly connections = new OpenConnections(
+    CONNECTIONS_PER_ADDRESS,
+    MESSAGES_PER_CONNECTION,
+  );
+  private maxBytes = 0;
   private server: SMTPServer | undefined;
 
   constructor(
@@ -61,6 +70,7 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     const settings = this.config.deliverability.inboundSmtp;
     if (!settings) return;
+    this.maxBytes = settings.maxBytes;
     // Loaded only where the port is on.
     const { SMTPServer } = await import('smtp-server');
     const server = new SMTPServer({
@@ -70,14 +80,27 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
       // No certificate is configured: offering STARTTLS with a made-up one helps nobody.
       disabledCommands: ['AUTH', 'STARTTLS'],
       logger: false,
-      size: MAX_MESSAGE_BYTES,
+      // Announced in EHLO, so a sender that honours SIZE is refused at MAIL FROM; one that
+      // does not is measured while it streams (onData).
+      size: settings.maxBytes,
       maxClients: MAX_CLIENTS,
       socketTimeout: 60_000,
       closeTimeout: 5_000,
       onConnect: (session, callback) => {
-        if (this.limiter.admit(session.remoteAddress)) return callback();
+        if (
+          this.limiter.admit(session.remoteAddress) &&
+          this.connections.admit(session.id, session.remoteAddress)
+        ) {
+          return callback();
+        }
         this.stats.count('rate_limited');
         callback(smtpError(421, 'Too many connections, try again later'));
+      },
+      onClose: (session) => this.connections.release(session.id),
+      onMailFrom: (_address, session, callback) => {
+        if (this.connections.beginMail(session.id)) return callback();
+        this.stats.count('rate_limited', 'messages per connection');
+        callback(smtpError(421, 'Too many messages on this connection, reconnect'));
       },
       onRcptTo: (address, session, callback) => this.onRcptTo(address, session, callback),
       onData: (stream, session, callback) => {
@@ -136,9 +159,8 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async onData(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    if (stream.sizeExceeded) {
+    const message = await readBounded(stream as AsyncIterable<Buffer>, this.maxBytes);
+    if (!message || stream.sizeExceeded) {
       this.stats.count('too_large');
       throw smtpError(552, '5.3.4 Message too big');
     }
@@ -147,7 +169,7 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
       return parsed.valid ? { address, token: parsed } : { address };
     });
     try {
-      await this.inbound.receive(Buffer.concat(chunks), recipients);
+      await this.inbound.receive(message, recipients);
     } catch (error) {
       // Not recorded (the database is away?): a temporary failure, so the sender retries.
       this.logger.error(`inbound message not processed: ${String(error)}`);

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
-import { RecipientTokens } from '../campaigns/recipient-token';
+import { RecipientTokens } from '../message-refs/recipient-token';
 import { FeedbackModule } from '../feedback/feedback.module';
 import { SuppressionModule } from '../suppression/suppression.module';
 import { PreferencesController } from './preferences.controller';

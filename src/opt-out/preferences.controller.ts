@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountsService } from '../accounts/accounts.service';
-import { RecipientRef, RecipientTokens } from '../campaigns/recipient-token';
+import { RecipientRef, RecipientTokens } from '../message-refs/recipient-token';
 import { FeedbackService } from '../feedback/feedback.service';
 import { SuppressionsService } from '../suppression/suppressions.service';
 import { escapeHtml, INVALID_LINK, postButton, sendPage } from './subscription-page';

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AccountsService } from '../accounts/accounts.service';
 import { Public } from '../auth/public.decorator';
-import { RecipientRef, RecipientTokens } from '../campaigns/recipient-token';
+import { RecipientRef, RecipientTokens } from '../message-refs/recipient-token';
 import { FeedbackService } from '../feedback/feedback.service';
 import { NotFoundError } from '../platform/errors/api-errors';
 import { SuppressionsService } from '../suppression/suppressions.service';
@@ -54,7 +54,7 @@ export class UnsubscribeController {
   }
 
   // The RFC 8058 one-click POST comes from mailbox providers on their users' behalf.
-  @Public({ perAddressLimit: false })
+  @Public({ perAddressLimit: 'mailAgents' })
   @Post(':token')
   @HttpCode(200)
   async unsubscribe(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {

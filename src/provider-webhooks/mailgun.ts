@@ -6,12 +6,18 @@ import {
   text,
   UnverifiedNotification,
 } from './provider-event';
+import { withinWindow } from './signature-window';
 
 /**
  * Mailgun's webhook signature: HMAC-SHA256 under the webhook signing key of the timestamp
- * followed by the token, hex, in the body's `signature` object.
+ * followed by the token, hex, in the body's `signature` object. Answers the signed token and
+ * timestamp (the caller refuses a token seen before).
  */
-export function verifyMailgun(signingKey: string, body: unknown): void {
+export function verifyMailgun(
+  signingKey: string,
+  body: unknown,
+  now = Date.now(),
+): { token: string; timestamp: number } {
   const signature = isRecord(body) && isRecord(body.signature) ? body.signature : undefined;
   const timestamp = text(signature?.timestamp);
   const token = text(signature?.token);
@@ -23,6 +29,7 @@ export function verifyMailgun(signingKey: string, body: unknown): void {
   if (!timingSafeEqual(expected, Buffer.from(given, 'hex'))) {
     throw new UnverifiedNotification('Mailgun signature does not verify');
   }
+  return { token, timestamp: withinWindow('Mailgun', timestamp, now) };
 }
 
 /** A `failed` event (permanent: hard, temporary: soft) or a `complained` one. */

@@ -1,4 +1,4 @@
-import { FeedbackKind } from '../feedback/feedback-report';
+import { FeedbackKind } from '../message-refs/feedback-report';
 
 export type Provider = 'ses' | 'postmark' | 'sendgrid' | 'mailgun';
 

@@ -10,8 +10,8 @@ import { NotificationReceipt, ProviderWebhooksService } from './provider-webhook
  * key (each is verified as its provider documents), in each provider's own content type.
  */
 @ApiExcludeController()
-// Providers post many accounts' notifications from a few addresses; each is verified instead.
-@Public({ perAddressLimit: false })
+// Providers post many accounts' notifications from a few addresses: the larger budget.
+@Public({ perAddressLimit: 'mailAgents' })
 @Controller('webhooks')
 export class ProviderWebhooksController {
   constructor(private readonly webhooks: ProviderWebhooksService) {}

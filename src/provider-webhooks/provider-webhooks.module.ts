@@ -5,13 +5,14 @@ import { FeedbackModule } from '../feedback/feedback.module';
 import { ProviderWebhooksController } from './provider-webhooks.controller';
 import { ProviderWebhooksService } from './provider-webhooks.service';
 import { keepWebhookRawBodies } from './raw-body';
+import { MailgunTokens } from './signature-window';
 import { SnsCertificates } from './sns-certificates';
 
 /** POST /webhooks/{ses,postmark,sendgrid,mailgun}: providers' bounce and complaint notifications. */
 @Module({
   imports: [FeedbackModule],
   controllers: [ProviderWebhooksController],
-  providers: [ProviderWebhooksService, SnsCertificates],
+  providers: [ProviderWebhooksService, SnsCertificates, MailgunTokens],
 })
 export class ProviderWebhooksModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}

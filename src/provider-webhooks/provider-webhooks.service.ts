@@ -9,6 +9,7 @@ import { mailgunEvents, verifyMailgun } from './mailgun';
 import { postmarkEvents, verifyPostmark } from './postmark';
 import { Provider, ProviderEvent, UnverifiedNotification } from './provider-event';
 import { sendgridEvents, sendgridKey, verifySendgrid } from './sendgrid';
+import { MailgunTokens } from './signature-window';
 import { parseSnsMessage, sesEvents, verifySnsSignature } from './ses';
 import { CertificateUnavailable, fetchPem, SnsCertificates } from './sns-certificates';
 
@@ -45,6 +46,7 @@ export class ProviderWebhooksService {
     private readonly certificates: SnsCertificates,
     private readonly locator: MessageLocator,
     private readonly feedback: FeedbackService,
+    private readonly mailgunTokens: MailgunTokens,
   ) {
     const key = config.deliverability.providerWebhooks.sendgridPublicKey;
     this.sendgrid = key === undefined ? undefined : sendgridKey(key);
@@ -87,7 +89,8 @@ export class ProviderWebhooksService {
     const credentials = this.config.deliverability.providerWebhooks;
     switch (provider) {
       case 'ses':
-        return this.verifiedSns(notification.body);
+        if (!credentials.snsTopicArns) throw new NotFoundError('route');
+        return this.verifiedSns(credentials.snsTopicArns, notification.body);
       case 'postmark': {
         if (!credentials.postmark) throw new NotFoundError('route');
         const authorization = notification.headers.authorization;
@@ -104,20 +107,28 @@ export class ProviderWebhooksService {
       }
       case 'mailgun': {
         if (!credentials.mailgunSigningKey) throw new NotFoundError('route');
-        verifyMailgun(credentials.mailgunSigningKey, notification.body);
+        const { token, timestamp } = verifyMailgun(
+          credentials.mailgunSigningKey,
+          notification.body,
+        );
+        await this.mailgunTokens.firstUse(token, timestamp);
         return mailgunEvents(notification.body);
       }
     }
   }
 
   /**
-   * SNS: the certificate must come from a trusted URL and verify the signature. A
-   * subscription confirmation is confirmed at once by fetching its SubscribeURL (itself
-   * signed, and held to the same URL rule), so pointing an SES topic at Herald needs no
-   * manual step.
+   * SNS: the topic must be one the operator listed (checked first, so a stranger's topic
+   * costs no certificate fetch and is never confirmed), the certificate must come from a
+   * trusted URL and verify the signature. A subscription confirmation of a listed topic is
+   * confirmed at once by fetching its SubscribeURL (itself signed, and held to the same URL
+   * rule), so pointing an SES topic at Herald needs no manual step.
    */
-  private async verifiedSns(body: unknown): Promise<ProviderEvent[]> {
+  private async verifiedSns(topics: string[], body: unknown): Promise<ProviderEvent[]> {
     const message = parseSnsMessage(body);
+    if (!topics.includes(message.TopicArn)) {
+      throw new UnverifiedNotification('TopicArn is not in SNS_TOPIC_ARNS');
+    }
     if (!this.certificates.trusted(message.SigningCertURL)) {
       throw new UnverifiedNotification(
         'SigningCertURL is not an SNS certificate URL Herald trusts',

@@ -6,6 +6,7 @@ import {
   text,
   UnverifiedNotification,
 } from './provider-event';
+import { withinWindow } from './signature-window';
 
 export const SENDGRID_SIGNATURE = 'x-twilio-email-event-webhook-signature';
 export const SENDGRID_TIMESTAMP = 'x-twilio-email-event-webhook-timestamp';
@@ -17,12 +18,14 @@ export function sendgridKey(base64: string): KeyObject {
 
 /**
  * SendGrid's signed event webhook: an ECDSA (P-256, SHA-256) signature, base64 DER, over the
- * timestamp header followed by the raw request body, exactly as received.
+ * timestamp header followed by the raw request body, exactly as received; the timestamp
+ * must be within the window.
  */
 export function verifySendgrid(
   key: KeyObject,
   headers: Record<string, string | string[] | undefined>,
   raw: Buffer,
+  now = Date.now(),
 ): void {
   const signature = headers[SENDGRID_SIGNATURE];
   const timestamp = headers[SENDGRID_TIMESTAMP];
@@ -37,6 +40,7 @@ export function verifySendgrid(
     valid = false; // a signature that is not even DER
   }
   if (!valid) throw new UnverifiedNotification('SendGrid signature does not verify');
+  withinWindow('SendGrid', timestamp, now);
 }
 
 /**

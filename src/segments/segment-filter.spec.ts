@@ -1,5 +1,6 @@
 import { ValidationFailedError } from '../platform/errors/api-errors';
-import { parseSegmentFilter, segmentFilterSql } from './segment-filter';
+import { parseSegmentFilter } from './segment-filter';
+import { segmentFilterSql } from './segment-filter-sql';
 
 /** The SQL text and bind values of a filter written as JSON. */
 function compile(filter: unknown): { text: string; values: unknown[] } {

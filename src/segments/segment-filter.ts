@@ -11,8 +11,6 @@ import {
   SUBSCRIBER_FIELDS,
 } from './segment-fields';
 
-export { segmentFilterSql } from './segment-filter-sql';
-
 /** The dates a rule may compare with. */
 const FIRST_DAY = '1900-01-01';
 const LAST_DAY = '2200-12-31';

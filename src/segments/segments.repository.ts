@@ -4,7 +4,8 @@ import type { AccountId } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
-import { SegmentFilter, segmentFilterSql } from './segment-filter';
+import { SegmentFilter } from './segment-filter';
+import { segmentFilterSql } from './segment-filter-sql';
 import * as sql from './segments.sql';
 
 export interface SegmentColumns {

@@ -10,13 +10,13 @@ import { MailEventSubjects } from './mail-event-subjects';
 import { CampaignCounts, DayCounts, StatsRepository } from './stats.repository';
 
 /** A campaign message: one campaign to one subscriber. */
-export interface CampaignMessageRef {
+export interface CampaignEventMessage {
   campaignId: string;
   subscriberId: string;
 }
 
 /** A transactional message; the address is known where the event comes from. */
-export interface TransactionalMessageRef {
+export interface TransactionalEventMessage {
   transactionalId: string;
   email: string;
   /** The Message-ID it went out with, when the caller has it at hand. */
@@ -24,7 +24,8 @@ export interface TransactionalMessageRef {
   subscriberId?: string | null;
 }
 
-export type MessageRef = CampaignMessageRef | TransactionalMessageRef;
+/** The message an event is about, with what its webhook payload needs besides the ids. */
+export type EventMessage = CampaignEventMessage | TransactionalEventMessage;
 
 /**
  * Something that happened to mail Herald sent. `sent`: the relay gave a final answer;
@@ -32,25 +33,25 @@ export type MessageRef = CampaignMessageRef | TransactionalMessageRef;
  * `clicked` name whether a machine did it and whether it was the person's first (unique).
  */
 export type MailEvent =
-  | { kind: 'sent' | 'delivered'; message: MessageRef }
+  | { kind: 'sent' | 'delivered'; message: EventMessage }
   | {
       kind: 'bounced';
-      message: MessageRef;
+      message: EventMessage;
       hard: boolean;
       source: string;
       statusCode?: string | null;
     }
-  | { kind: 'complained'; message: MessageRef; source: string }
-  | { kind: 'opened'; message: CampaignMessageRef; machine: boolean; unique: boolean }
+  | { kind: 'complained'; message: EventMessage; source: string }
+  | { kind: 'opened'; message: CampaignEventMessage; machine: boolean; unique: boolean }
   | {
       kind: 'clicked';
-      message: CampaignMessageRef;
+      message: CampaignEventMessage;
       url: string;
       machine: boolean;
       unique: boolean;
     }
   /** Counted even for an address that is no subscriber's; published only for a subscriber. */
-  | { kind: 'unsubscribed'; subscriberId: string | null; message?: MessageRef; source: string }
+  | { kind: 'unsubscribed'; subscriberId: string | null; message?: EventMessage; source: string }
   | {
       kind: 'converted';
       subscriberId: string;
@@ -70,7 +71,7 @@ const EVENT_TYPE: Record<MailEvent['kind'], WebhookEventType | undefined> = {
   converted: undefined,
 };
 
-const isCampaign = (ref: MessageRef): ref is CampaignMessageRef => 'campaignId' in ref;
+const isCampaign = (ref: EventMessage): ref is CampaignEventMessage => 'campaignId' in ref;
 
 /** Campaigns whose From is remembered per process (it is frozen once a campaign sends). */
 const CAMPAIGN_CACHE = 1_000;
@@ -251,7 +252,7 @@ export class MailEvents implements OnModuleInit {
     events: MailEvent[],
     at: Date,
   ): Promise<PreparedBatch | null> {
-    const wanted = await this.publisher.wantedTypes(accountId);
+    const wanted = await this.publisher.wantedTypes(accountId, db);
     if (wanted.size === 0) return null;
     const outbound: OutboundEvent[] = [];
     for (const event of events) {
@@ -295,7 +296,7 @@ export class MailEvents implements OnModuleInit {
         emailOf: envelope.emailOf,
       });
     }
-    return this.publisher.prepare(accountId, outbound);
+    return this.publisher.prepare(accountId, outbound, db);
   }
 
   /**
@@ -303,7 +304,7 @@ export class MailEvents implements OnModuleInit {
    * recipient's address is not read here (a round trip per chunk on the send path): the
    * dispatcher fills it in before the first attempt (`emailOf`).
    */
-  private async envelope(db: SqlRunner, accountId: AccountId, message: MessageRef) {
+  private async envelope(db: SqlRunner, accountId: AccountId, message: EventMessage) {
     if (isCampaign(message)) {
       const campaign = await this.campaign(db, accountId, message.campaignId);
       if (!campaign) return undefined;

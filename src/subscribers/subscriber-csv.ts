@@ -1,4 +1,5 @@
 import type { Subscriber } from '../generated/prisma/client';
+import { restoreCell } from '../platform/csv/formula-cells';
 
 /**
  * How subscribers look in CSV, both ways: which column is which field when a file is
@@ -208,7 +209,8 @@ export function recordToBody(record: string[], columns: CsvColumn[]): Record<str
   let custom: Record<string, unknown> | undefined;
   for (let index = 0; index < columns.length; index++) {
     const { target } = columns[index];
-    const cell = record[index];
+    // An export wrote formula-like cells with a leading quote (formula-cells.ts).
+    const cell = record[index] === undefined ? undefined : restoreCell(record[index]);
     if (target === null || cell === undefined || cell.trim() === '') continue;
     if (target.startsWith(CUSTOM_PREFIX)) {
       custom ??= {};

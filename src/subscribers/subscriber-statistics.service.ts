@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { FeedbackKind } from '../feedback/feedback-report';
+import type { FeedbackKind } from '../message-refs/feedback-report';
 import type { AccountId } from '../platform/database/account-id';
 import type { ComposedStatement } from '../platform/database/composed-statement';
 import type { Db } from '../platform/database/db';

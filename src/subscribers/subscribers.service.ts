@@ -7,11 +7,8 @@ import { isUuid, newId } from '../platform/crypto/ids';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
-import {
-  EmailErasedError,
-  NotFoundError,
-  ValidationFailedError,
-} from '../platform/errors/api-errors';
+import { NotFoundError, ValidationFailedError } from '../platform/errors/api-errors';
+import { EmailErasedError } from '../erasure/erasure-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
@@ -19,7 +16,7 @@ import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SuppressionList } from '../suppression/suppression-list';
-import type { FeedbackKind } from '../feedback/feedback-report';
+import type { FeedbackKind } from '../message-refs/feedback-report';
 import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
 import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
@@ -183,7 +180,7 @@ export class SubscribersService {
           endpoint: 'POST /v1/subscribers/batch',
         });
         // Announced like single writes, in the same transaction.
-        const wanted = await this.events.wantedTypes(caller.accountId);
+        const wanted = await this.events.wantedTypes(caller.accountId, client);
         const events = await bulkWriteEvents(client, caller.accountId, written, wanted);
         await this.events.publish(client, caller.accountId, events);
         return written;

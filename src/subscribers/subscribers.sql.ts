@@ -1,6 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
-import type { FeedbackKind } from '../feedback/feedback-report';
+import type { FeedbackKind } from '../message-refs/feedback-report';
 import { SOFT_BOUNCE_LIMIT } from '../suppression/suppression-reason';
 
 // Every raw statement over the subscribers table. Only the subscribers module's repositories

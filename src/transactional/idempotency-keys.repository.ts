@@ -3,7 +3,7 @@ import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
-import { IDEMPOTENCY_CLAIM_LEASE_SECONDS } from '../platform/settings';
+import { IDEMPOTENCY_CLAIM_LEASE_SECONDS } from './transactional.settings';
 import * as sql from './transactional.sql';
 
 /** How long a key is remembered: clients are promised a day to retry with the same key. */

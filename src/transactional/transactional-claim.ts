@@ -4,7 +4,7 @@ import {
   TRANSACTIONAL_CLAIM_LEASE_MS,
   TRANSACTIONAL_LEASE_MARGIN_MS,
   TRANSACTIONAL_LEASE_RENEW_MS,
-} from '../platform/settings';
+} from './transactional.settings';
 import {
   ClaimedMessage,
   TransactionalMessagesRepository,

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { runSql } from '../platform/database/sql-runner';
 import { messageIdHeader } from '../platform/mail/mail-transport';
-import type { MailEvent, TransactionalMessageRef } from '../stats/mail-events';
+import type { MailEvent, TransactionalEventMessage } from '../stats/mail-events';
 import { MailEventSubjects } from '../stats/mail-event-subjects';
 import * as sql from './transactional-events.sql';
 
@@ -31,7 +31,7 @@ export class TransactionalEvents implements OnModuleInit {
 
 /** A transactional message's end as mail events: accepted, or refused by the relay. */
 export function transactionalMailEvents(
-  message: TransactionalMessageRef,
+  message: TransactionalEventMessage,
   outcome: { delivered: true } | { delivered: false; hardBounce: boolean },
 ): MailEvent[] {
   if (outcome.delivered) {

@@ -37,7 +37,8 @@ export type ClaimedMessage = Pick<
   | 'deferredSince'
 > & { accountId: AccountId };
 
-export interface MessageRef {
+/** One transactional_messages row, named with its account. */
+export interface TransactionalMessageId {
   accountId: AccountId;
   id: string;
 }
@@ -146,7 +147,12 @@ export class TransactionalMessagesRepository {
    * Ends a queued or claimed message as failed, inside `tx`; false when it had already ended
    * (so nothing is counted twice). With `epoch` (a worker's claim), only while that claim holds.
    */
-  async markFailed(ref: MessageRef, error: string, tx: Db, epoch?: number): Promise<boolean> {
+  async markFailed(
+    ref: TransactionalMessageId,
+    error: string,
+    tx: Db,
+    epoch?: number,
+  ): Promise<boolean> {
     const statement =
       epoch === undefined
         ? sql.markFailed(ref.accountId, ref.id, error)
@@ -160,7 +166,7 @@ export class TransactionalMessagesRepository {
    * than `olderThanMs` whose job may have been lost (a crash between commit and enqueue, a
    * lost Redis). Adding a job is idempotent (jobId = message id).
    */
-  async findStranded(olderThanMs: number, limit: number): Promise<MessageRef[]> {
+  async findStranded(olderThanMs: number, limit: number): Promise<TransactionalMessageId[]> {
     const lapsed = await this.prisma.$queryRaw<{ accountId: string; id: string; status: string }[]>(
       sql.requeueLapsedClaims(limit),
     );

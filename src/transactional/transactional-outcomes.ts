@@ -6,7 +6,7 @@ import { SuppressionList } from '../suppression/suppression-list';
 import { transactionalMailEvents } from './transactional-events';
 import {
   ClaimedMessage,
-  MessageRef,
+  TransactionalMessageId,
   TransactionalMessagesRepository,
 } from './transactional-messages.repository';
 
@@ -62,7 +62,7 @@ export class TransactionalOutcomes {
    * is still that worker's.
    */
   async failed(
-    ref: MessageRef,
+    ref: TransactionalMessageId,
     error: string,
     bounce?: { hard: boolean; emailNormalized: string },
     epoch?: number,

@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
 import { QUEUES } from '../platform/queue/queue.module';
 import { reportRedisError } from '../platform/redis/redis-outage-log';
-import { TRANSACTIONAL_ATTEMPTS, TRANSACTIONAL_BACKOFF_MS } from '../platform/settings';
-import type { MessageRef } from './transactional-messages.repository';
+import { TRANSACTIONAL_ATTEMPTS, TRANSACTIONAL_BACKOFF_MS } from './transactional.settings';
+import type { TransactionalMessageId } from './transactional-messages.repository';
 
 /**
  * A job names its message and nothing else: no address or content ever reaches Redis. Read
@@ -35,7 +35,7 @@ export class TransactionalQueue {
     queue.on('error', (error) => reportRedisError('the transactional queue', error));
   }
 
-  async enqueue(messages: MessageRef[]): Promise<void> {
+  async enqueue(messages: TransactionalMessageId[]): Promise<void> {
     if (messages.length === 0) return;
     await this.queue.addBulk(
       messages.map(({ accountId, id }) => ({

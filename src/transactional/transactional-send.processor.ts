@@ -2,7 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { SenderDomainsService } from '../domains/sender-domains.service';
-import { VerpAddresses } from '../feedback/verp-address';
+import { VerpAddresses } from '../message-refs/verp-address';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
@@ -23,8 +23,8 @@ import {
   CAMPAIGN_STALLED_CHECK_MS,
   RECORD_ATTEMPTS,
   RECORD_RETRY_MAX_MS,
-  TRANSACTIONAL_CONCURRENCY,
 } from '../platform/settings';
+import { TRANSACTIONAL_CONCURRENCY } from './transactional.settings';
 import { SuppressionList } from '../suppression/suppression-list';
 import { textFromHtml } from '../templates/template-renderer';
 import { TransactionalClaim } from './transactional-claim';

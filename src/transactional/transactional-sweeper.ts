@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { STRANDED_AFTER_MS, SWEEP_BATCH, SWEEP_EVERY_MS } from '../platform/settings';
+import { STRANDED_AFTER_MS, SWEEP_EVERY_MS } from './transactional.settings';
+import { SWEEP_BATCH } from '../platform/settings';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { TransactionalQueue } from './transactional-queue';

@@ -8,7 +8,7 @@ import { SubscribersModule } from '../subscribers/subscribers.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { SuppressionCoreModule } from '../suppression/suppression-core.module';
 import { StatsCoreModule } from '../stats/stats-core.module';
-import { VerpModule } from '../feedback/verp.module';
+import { VerpModule } from '../message-refs/verp.module';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { IdempotentRequests } from './idempotent-requests';
 import { TransactionalContent } from './transactional-content';

@@ -5,7 +5,7 @@ import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { runSql } from '../platform/database/sql-runner';
 import type { PageRequest } from '../platform/pagination/page-request';
-import { WEBHOOK_CLAIM_LEASE_MS, WEBHOOK_DISABLE_AFTER_DAYS } from '../platform/settings';
+import { WEBHOOK_CLAIM_LEASE_MS, WEBHOOK_DISABLE_AFTER_DAYS } from './webhooks.settings';
 import * as sql from './webhooks.sql';
 
 /** A due delivery, claimed for one attempt, with its endpoint's URL and sealed secret. */

@@ -23,7 +23,7 @@ import {
   WEBHOOK_RESULT_DELAY_WHILE_SENDING_MS,
   WEBHOOK_RETENTION_DAYS,
   WEBHOOK_SCHEDULE_MS,
-} from '../platform/settings';
+} from './webhooks.settings';
 import { OutcomeBuffer } from './outcome-buffer';
 import {
   ClaimedDelivery,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WebhookEndpoint } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
+import { ACCOUNT_QUOTAS, lockQuota } from '../platform/database/account-quota';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
 
@@ -15,9 +16,18 @@ export interface EndpointColumns {
 export class WebhookEndpointsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(accountId: AccountId, id: string, columns: EndpointColumns, secretSealed: string) {
-    return this.prisma.webhookEndpoint.create({
-      data: { id, accountId, ...columns, secretSealed },
+  /** The new endpoint, or undefined when the account already has its quota of them. */
+  create(
+    accountId: AccountId,
+    id: string,
+    columns: EndpointColumns,
+    secretSealed: string,
+  ): Promise<WebhookEndpoint | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      await lockQuota(tx, accountId, 'webhook_endpoints');
+      const held = await tx.webhookEndpoint.count({ where: { accountId } });
+      if (held >= ACCOUNT_QUOTAS.webhook_endpoints) return undefined;
+      return tx.webhookEndpoint.create({ data: { id, accountId, ...columns, secretSealed } });
     });
   }
 

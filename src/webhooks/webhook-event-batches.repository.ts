@@ -3,7 +3,7 @@ import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { runSql } from '../platform/database/sql-runner';
-import { WEBHOOK_CLAIM_LEASE_MS } from '../platform/settings';
+import { WEBHOOK_CLAIM_LEASE_MS } from './webhooks.settings';
 import { BatchedEvent, concerns, parseBatch } from './webhook-event-batch';
 import * as sql from './webhooks.sql';
 

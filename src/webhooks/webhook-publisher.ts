@@ -4,7 +4,7 @@ import { newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import { runSql, SqlRunner } from '../platform/database/sql-runner';
-import { WEBHOOK_ENDPOINTS_CACHE_MS } from '../platform/settings';
+import { WEBHOOK_ENDPOINTS_CACHE_MS } from './webhooks.settings';
 import { BatchedEvent } from './webhook-event-batch';
 import { OutboundEvent, WebhookEventType } from './webhook-event-types';
 import * as sql from './webhooks.sql';
@@ -46,19 +46,24 @@ export class WebhookPublisher {
 
   constructor(private readonly pool: PgPool) {}
 
-  /** Whether any enabled endpoint of the account wants events of this type. */
-  async wants(accountId: AccountId, type: WebhookEventType): Promise<boolean> {
-    const endpoints = await this.endpointsOf(accountId);
+  /**
+   * Whether any enabled endpoint of the account wants events of this type. Inside a
+   * transaction, pass it as `db` (here and below): a lookup on a second pool connection while
+   * the transaction holds one deadlocks the pool once enough requests do it at once.
+   */
+  async wants(accountId: AccountId, type: WebhookEventType, db?: SqlRunner): Promise<boolean> {
+    const endpoints = await this.endpointsOf(accountId, db);
     return endpoints.some((endpoint) => endpoint.events.includes(type));
   }
 
   /** The types some endpoint of the account wants. */
-  async wantedTypes(accountId: AccountId): Promise<Set<string>> {
-    return new Set((await this.endpointsOf(accountId)).flatMap((endpoint) => endpoint.events));
+  async wantedTypes(accountId: AccountId, db?: SqlRunner): Promise<Set<string>> {
+    const endpoints = await this.endpointsOf(accountId, db);
+    return new Set(endpoints.flatMap((endpoint) => endpoint.events));
   }
 
   async publish(db: SqlRunner, accountId: AccountId, events: OutboundEvent[]): Promise<void> {
-    const batch = await this.prepare(accountId, events);
+    const batch = await this.prepare(accountId, events, db);
     if (!batch) return;
     await this.write(db, batch);
     this.published();
@@ -78,9 +83,13 @@ export class WebhookPublisher {
    * The batch of these events for the endpoints that want them; null when none does. Writing
    * it is the caller's: `publish`, or `alongside` a statement of its own, then `published`.
    */
-  async prepare(accountId: AccountId, events: OutboundEvent[]): Promise<PreparedBatch | null> {
+  async prepare(
+    accountId: AccountId,
+    events: OutboundEvent[],
+    db?: SqlRunner,
+  ): Promise<PreparedBatch | null> {
     if (events.length === 0) return null;
-    const endpoints = await this.endpointsOf(accountId);
+    const endpoints = await this.endpointsOf(accountId, db);
     if (endpoints.length === 0) return null;
     const batch: BatchedEvent[] = [];
     const deliveryIds: string[] = [];
@@ -149,12 +158,13 @@ export class WebhookPublisher {
 
   /**
    * Cached briefly per account: events are published on the send hot path, endpoints change
-   * rarely. Another process's change is seen within WEBHOOK_ENDPOINTS_CACHE_MS.
+   * rarely. Another process's change is seen within WEBHOOK_ENDPOINTS_CACHE_MS. A miss reads
+   * through the caller's transaction when there is one.
    */
-  private async endpointsOf(accountId: AccountId): Promise<EndpointInterest[]> {
+  private async endpointsOf(accountId: AccountId, db: SqlRunner = this.pool) {
     const cached = this.interests.get(accountId);
     if (cached && Date.now() - cached.at < WEBHOOK_ENDPOINTS_CACHE_MS) return cached.endpoints;
-    const endpoints = await runSql<EndpointInterest>(this.pool, sql.ENABLED_ENDPOINTS, [accountId]);
+    const endpoints = await runSql<EndpointInterest>(db, sql.ENABLED_ENDPOINTS, [accountId]);
     if (this.interests.size > 10_000) this.interests.clear();
     this.interests.set(accountId, { at: Date.now(), endpoints });
     return endpoints;

@@ -1,4 +1,4 @@
-import { WEBHOOK_SCHEDULE_MS } from '../platform/settings';
+import { WEBHOOK_SCHEDULE_MS } from './webhooks.settings';
 import { nextAttempt } from './webhook-dispatcher';
 
 describe('the webhook retry schedule', () => {

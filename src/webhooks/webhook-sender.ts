@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
-import { WEBHOOK_CONCURRENCY, WEBHOOK_TIMEOUT_MS } from '../platform/settings';
+import { WEBHOOK_CONCURRENCY, WEBHOOK_TIMEOUT_MS } from './webhooks.settings';
 import { isPrivateAddress, PrivateAddressError, publicOnlyLookup } from './webhook-address';
 
 /** What one attempt came to. */

@@ -5,6 +5,7 @@ import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { isUuid, newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
+import { ACCOUNT_QUOTAS, QuotaExceededError } from '../platform/database/account-quota';
 import { NotFoundError, ConflictError, ValidationFailedError } from '../platform/errors/api-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
@@ -71,6 +72,12 @@ export class WebhooksService {
       columns,
       this.secrets.seal(secret, id),
     );
+    if (!row) {
+      throw new QuotaExceededError(
+        'url',
+        `An account has at most ${ACCOUNT_QUOTAS.webhook_endpoints} webhook endpoints; delete one first.`,
+      );
+    }
     this.publisher.forget(caller.accountId);
     await this.audit.recordBy(caller, { action: 'webhook.created', metadata: { webhook_id: id } });
     return { ...presentWebhook(row), secret };

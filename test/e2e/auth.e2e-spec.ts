@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { ROUTE_SCOPES, Scope, SCOPES } from '../../src/auth/scopes';
-import { KEY_CACHE_TTL_MS } from '../../src/platform/settings';
+import { KEY_CACHE_TTL_MS } from '../../src/auth/auth.settings';
 import { TestApi, TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 

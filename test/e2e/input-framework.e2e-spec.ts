@@ -1,6 +1,6 @@
 import { Socket, AddressInfo, connect } from 'node:net';
 import request from 'supertest';
-import { RecipientTokens } from '../../src/campaigns/recipient-token';
+import { RecipientTokens } from '../../src/message-refs/recipient-token';
 import { newId } from '../../src/platform/crypto/ids';
 import { parseAccountId } from '../../src/platform/database/account-id';
 import { TestApi, TestEnv } from '../support/test-env';

@@ -2,7 +2,7 @@ import { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import request from 'supertest';
 import { createHttpApp } from '../../src/http-app';
-import { KEY_CACHE_TTL_MS } from '../../src/platform/settings';
+import { KEY_CACHE_TTL_MS } from '../../src/auth/auth.settings';
 import { cli, freePort, processEnv, startNode, stop, waitForOk } from '../support/processes';
 import { TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';

@@ -21,6 +21,8 @@ import { TestApi, TestEnv } from '../support/test-env';
  * by a loopback https server (SNS_CERT_URL_PREFIXES points at it), SendGrid's ECDSA key,
  * Mailgun's HMAC key, Postmark's basic auth. Forged notifications get 401 and change nothing.
  */
+const SES_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ses-feedback';
+
 describe('provider webhooks', () => {
   const postmark = { user: 'postmark-hook', password: randomBytes(12).toString('hex') };
   const mailgunKey = randomBytes(24).toString('hex');
@@ -67,6 +69,7 @@ describe('provider webhooks', () => {
       // These tests are about what comes back, not sender domains.
       ALLOW_UNVERIFIED_FROM: '1',
       SNS_CERT_URL_PREFIXES: certBase,
+      SNS_TOPIC_ARNS: `${SES_TOPIC}, arn:aws:sns:us-east-1:123456789012:other-feedback`,
       POSTMARK_WEBHOOK_USER: postmark.user,
       POSTMARK_WEBHOOK_PASSWORD: postmark.password,
       SENDGRID_WEBHOOK_PUBLIC_KEY: sendgrid.publicKey
@@ -149,7 +152,7 @@ describe('provider webhooks', () => {
     ): SnsMessage {
       const message = {
         MessageId: randomUUID(),
-        TopicArn: 'arn:aws:sns:eu-west-1:123456789012:ses-feedback',
+        TopicArn: SES_TOPIC,
         Timestamp: new Date().toISOString(),
         SignatureVersion: version,
         SigningCertURL: `${certBase}SimpleNotificationService.pem`,
@@ -244,12 +247,40 @@ describe('provider webhooks', () => {
       await post(message).expect(200);
       expect(confirmations).toEqual([`/confirm?Action=ConfirmSubscription&Token=${token}`]);
     });
+    it('refuses notifications and subscriptions of a topic not in SNS_TOPIC_ARNS, never confirming', async () => {
+      const before = await state();
+      const foreignTopic = 'arn:aws:sns:eu-west-1:999999999999:someone-elses-topic';
+      // Validly signed by SNS: anyone can make a topic, subscribe Herald and publish to it.
+      const bounce = snsMessage({
+        Type: 'Notification',
+        TopicArn: foreignTopic,
+        Message: sesBounce(5, 'Permanent'),
+      });
+      const response = await post(bounce).expect(401);
+      expect(response.body).toEqual({
+        error: { code: 'invalid_credential', message: expect.any(String), details: [] },
+      });
+      const token = randomBytes(16).toString('hex');
+      const subscribe = snsMessage({
+        Type: 'SubscriptionConfirmation',
+        TopicArn: foreignTopic,
+        Message: 'You have chosen to subscribe to the topic …',
+        Token: token,
+        SubscribeURL: `${certBase}confirm?Action=ConfirmSubscription&Token=${token}`,
+      });
+      await post(subscribe).expect(401);
+      expect(confirmations.some((url) => url.includes(token))).toBe(false);
+      expect(await state()).toEqual(before);
+    });
   });
 
   describe('SendGrid', () => {
-    const post = (events: object[], key: KeyObject = sendgrid.privateKey) => {
+    const post = (
+      events: object[],
+      key: KeyObject = sendgrid.privateKey,
+      timestamp = String(Math.floor(Date.now() / 1000)),
+    ) => {
       const body = JSON.stringify(events);
-      const timestamp = String(Math.floor(Date.now() / 1000));
       const signature = sign('sha256', Buffer.from(timestamp + body), {
         key,
         dsaEncoding: 'der',
@@ -278,6 +309,17 @@ describe('provider webhooks', () => {
       expect(await state()).toEqual(before);
     });
 
+    it('refuses a signature whose timestamp is more than 15 minutes from now', async () => {
+      const before = await state();
+      const now = Math.floor(Date.now() / 1000);
+      for (const skew of [-16 * 60, 16 * 60]) {
+        const response = await post(spamReport(), sendgrid.privateKey, String(now + skew));
+        expect(response.status).toBe(401);
+        expect(response.body.error.code).toBe('invalid_credential');
+      }
+      expect(await state()).toEqual(before);
+    });
+
     it('applies a signed spam report matched by smtp-id, and ignores deliveries', async () => {
       const response = await post([
         ...spamReport(),
@@ -289,8 +331,11 @@ describe('provider webhooks', () => {
   });
 
   describe('Mailgun', () => {
-    const signed = (eventData: object, key = mailgunKey) => {
-      const timestamp = String(Math.floor(Date.now() / 1000));
+    const signed = (
+      eventData: object,
+      key = mailgunKey,
+      timestamp = String(Math.floor(Date.now() / 1000)),
+    ) => {
       const token = randomBytes(25).toString('hex');
       const signature = createHmac('sha256', key)
         .update(timestamp + token)
@@ -313,6 +358,40 @@ describe('provider webhooks', () => {
         .send(signed(failed(3, 'temporary'), 'not-the-key'))
         .expect(401);
       expect(await state()).toEqual(before);
+    });
+
+    it('refuses a signature whose timestamp is more than 15 minutes from now', async () => {
+      const before = await state();
+      const now = Math.floor(Date.now() / 1000);
+      for (const skew of [-16 * 60, 16 * 60]) {
+        const response = await request(api.server)
+          .post('/webhooks/mailgun')
+          .send(signed(failed(6, 'permanent'), mailgunKey, String(now + skew)));
+        expect(response.status).toBe(401);
+        expect(response.body.error.code).toBe('invalid_credential');
+      }
+      expect(await state()).toEqual(before);
+    });
+
+    it('refuses a token seen before, in this process or another one', async () => {
+      // A second API process on the same database and Redis: the memory is shared.
+      const other = await createHttpApp(env.config, { workers: false });
+      try {
+        // Within the window but not fresh: still accepted once.
+        const body = signed(
+          { ...failed(6, 'temporary'), event: 'accepted' },
+          mailgunKey,
+          String(Math.floor(Date.now() / 1000) - 14 * 60),
+        );
+        await request(api.server).post('/webhooks/mailgun').send(body).expect(200);
+        for (const server of [api.server, other.getHttpServer()]) {
+          const replay = await request(server).post('/webhooks/mailgun').send(body);
+          expect(replay.status).toBe(401);
+          expect(replay.body.error.code).toBe('invalid_credential');
+        }
+      } finally {
+        await other.close();
+      }
     });
 
     it('counts a temporary failure as a soft bounce (matched by Message-ID)', async () => {
@@ -385,6 +464,7 @@ describe('provider webhooks', () => {
           ...env.config.deliverability,
           providerWebhooks: {
             ...providerWebhooks,
+            snsTopicArns: undefined,
             postmark: undefined,
             sendgridPublicKey: undefined,
             mailgunSigningKey: undefined,
@@ -394,7 +474,7 @@ describe('provider webhooks', () => {
       { workers: false },
     );
     try {
-      for (const provider of ['postmark', 'sendgrid', 'mailgun']) {
+      for (const provider of ['ses', 'postmark', 'sendgrid', 'mailgun']) {
         const response = await request(bare.getHttpServer())
           .post(`/webhooks/${provider}`)
           .auth(postmark.user, postmark.password)

@@ -1,7 +1,7 @@
 import { Prisma } from '../../src/generated/prisma/client';
-import { CampaignAudienceSnapshot } from '../../src/campaigns/campaign-audience-snapshot';
+import { CampaignAudienceSnapshot } from '../../src/campaigns/delivery/campaign-audience-snapshot';
 import { ErasureService } from '../../src/erasure/erasure.service';
-import { segmentFilterSql } from '../../src/segments/segment-filter';
+import { segmentFilterSql } from '../../src/segments/segment-filter-sql';
 import { SegmentsService } from '../../src/segments/segments.service';
 import {
   counters,

@@ -1,12 +1,12 @@
-import { CampaignCompletion } from '../../src/campaigns/campaign-completion';
+import { CampaignCompletion } from '../../src/campaigns/core/campaign-completion';
 import {
   CampaignDeliveryRunsRepository,
   RunIdentity,
-} from '../../src/campaigns/campaign-delivery-runs.repository';
-import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
-import { CampaignOutcomeWriter } from '../../src/campaigns/campaign-outcome-writer';
+} from '../../src/campaigns/ledger/campaign-delivery-runs.repository';
+import { CampaignLedgerRepository } from '../../src/campaigns/ledger/campaign-ledger.repository';
+import { CampaignOutcomeWriter } from '../../src/campaigns/delivery/campaign-outcome-writer';
 import type { AccountId } from '../../src/platform/database/account-id';
-import type { Outcome } from '../../src/campaigns/recipient-outcome';
+import type { Outcome } from '../../src/campaigns/ledger/recipient-outcome';
 import {
   counters,
   ledgerRows,

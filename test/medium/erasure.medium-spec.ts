@@ -1,4 +1,4 @@
-import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
+import { CampaignLedgerRepository } from '../../src/campaigns/ledger/campaign-ledger.repository';
 import { ErasureService } from '../../src/erasure/erasure.service';
 import { SegmentsService } from '../../src/segments/segments.service';
 import { SubscribersService } from '../../src/subscribers/subscribers.service';

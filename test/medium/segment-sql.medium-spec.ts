@@ -1,5 +1,6 @@
 import { Prisma } from '../../src/generated/prisma/client';
-import { parseSegmentFilter, segmentFilterSql } from '../../src/segments/segment-filter';
+import { parseSegmentFilter } from '../../src/segments/segment-filter';
+import { segmentFilterSql } from '../../src/segments/segment-filter-sql';
 import { SegmentsService } from '../../src/segments/segments.service';
 import { Tenant } from '../support/factories';
 import { TestContext } from '../support/test-context';

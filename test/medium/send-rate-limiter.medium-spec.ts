@@ -2,7 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../../src/platform/crypto/ids';
 import { parseAccountId } from '../../src/platform/database/account-id';
 import { RedisService } from '../../src/platform/redis/redis.module';
-import { SEND_BURST, SendRateLimiter, SendRates } from '../../src/campaigns/send-rate-limiter';
+import {
+  SEND_BURST,
+  SendRateLimiter,
+  SendRates,
+} from '../../src/campaigns/delivery/send-rate-limiter';
 import { TestEnv } from '../support/test-env';
 
 /**

@@ -1,7 +1,7 @@
-import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
-import { CampaignOutcomeWriter } from '../../src/campaigns/campaign-outcome-writer';
-import { CampaignsService } from '../../src/campaigns/campaigns.service';
-import { RecipientActivityService } from '../../src/campaigns/recipient-activity.service';
+import { CampaignLedgerRepository } from '../../src/campaigns/ledger/campaign-ledger.repository';
+import { CampaignOutcomeWriter } from '../../src/campaigns/delivery/campaign-outcome-writer';
+import { CampaignsService } from '../../src/campaigns/definition/campaigns.service';
+import { RecipientActivityService } from '../../src/campaigns/tracking/recipient-activity.service';
 import { ErasureService } from '../../src/erasure/erasure.service';
 import { SubscriberStatistics } from '../../src/subscribers/subscriber-statistics.service';
 import {

@@ -1,13 +1,13 @@
 import { Prisma } from '../../src/generated/prisma/client';
-import { CampaignAudienceSnapshot } from '../../src/campaigns/campaign-audience-snapshot';
+import { CampaignAudienceSnapshot } from '../../src/campaigns/delivery/campaign-audience-snapshot';
 import {
   CampaignDeliveryRunsRepository,
   RunIdentity,
-} from '../../src/campaigns/campaign-delivery-runs.repository';
-import { CampaignLedgerRepository } from '../../src/campaigns/campaign-ledger.repository';
-import { CampaignOutcomeWriter } from '../../src/campaigns/campaign-outcome-writer';
+} from '../../src/campaigns/ledger/campaign-delivery-runs.repository';
+import { CampaignLedgerRepository } from '../../src/campaigns/ledger/campaign-ledger.repository';
+import { CampaignOutcomeWriter } from '../../src/campaigns/delivery/campaign-outcome-writer';
 import type { AccountId } from '../../src/platform/database/account-id';
-import { CampaignsService } from '../../src/campaigns/campaigns.service';
+import { CampaignsService } from '../../src/campaigns/definition/campaigns.service';
 import { Tenant } from './factories';
 import { TestContext } from './test-context';
 

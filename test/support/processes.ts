@@ -20,6 +20,7 @@ export function processEnv(env: TestEnv, extra: Record<string, string> = {}): No
     OUTBOX_DIR: env.config.outboxDir,
     SIGNUP: env.config.signup,
     RATE_LIMIT_ANONYMOUS: String(env.config.rateLimits.anonymous),
+    RATE_LIMIT_MAIL_AGENTS: String(env.config.rateLimits.mailAgents),
     LOG_LEVEL: 'warn',
     ...extra,
   };

@@ -58,6 +58,7 @@ export class TestEnv {
       SIGNUP: 'open',
       // Every test client is 127.0.0.1; the per-address limit has its own test.
       RATE_LIMIT_ANONYMOUS: '100000',
+      RATE_LIMIT_MAIL_AGENTS: '100000',
       ...overrides,
     });
     if (migrated) await migrate(config.databaseUrl);

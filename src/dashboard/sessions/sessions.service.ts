@@ -4,7 +4,7 @@ import { newId } from '../../platform/crypto/ids';
 import { KeyedHasher } from '../../platform/crypto/keyed-hasher';
 import type { AccountId } from '../../platform/database/account-id';
 import type { Db } from '../../platform/database/db';
-import { SESSION_TOUCH_INTERVAL_MS } from '../../platform/settings';
+import { SESSION_TOUCH_INTERVAL_MS } from './sessions.settings';
 import { SessionsRepository, SessionWithUser } from './sessions.repository';
 
 /** A session lapses after a week unused, and after thirty days whatever happens. */

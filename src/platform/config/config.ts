@@ -3,11 +3,19 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { parseMailbox } from '../validation/mailbox.decorator';
+import { ConfigError } from './config-error';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
+import { parseTrustProxy, TrustProxy } from './trust-proxy';
 
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
 export interface HeraldConfig {
   databaseUrl: string;
+  /**
+   * DB_STATEMENT_TIMEOUT_MS (default 10 s): PostgreSQL cancels any statement of Herald's that
+   * runs longer, so a statement gone wrong cannot hold a connection (and the CPU) for minutes;
+   * its request answers with an error and its job is tried again.
+   */
+  statementTimeoutMs: number;
   redisUrl: string;
   port: number;
   smtpUrl: string | undefined;
@@ -57,6 +65,8 @@ export interface HeraldConfig {
   sendRatePerMinute: number | undefined;
   /** How temporary SMTP refusals are retried (SMTP_RETRY_*): see SmtpRetryPolicy. */
   smtpRetry: SmtpRetryPolicy;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client address (trust-proxy.ts). */
+  trustProxy: TrustProxy;
 }
 
 /**
@@ -99,6 +109,11 @@ export interface RateLimitConfig {
    * public pages): RATE_LIMIT_ANONYMOUS.
    */
   anonymous: number;
+  /**
+   * Per client address, for the routes mail infrastructure calls on behalf of many people
+   * (tracking links, the one-click unsubscribe, provider webhooks): RATE_LIMIT_MAIL_AGENTS.
+   */
+  mailAgents: number;
   windowSeconds: number;
   burstFactor: number;
   burstWindowSeconds: number;
@@ -107,12 +122,6 @@ export interface RateLimitConfig {
 /** pino's levels: LOG_LEVEL takes one of these (in any case). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-  }
-}
 
 type Env = Record<string, string | undefined>;
 
@@ -140,6 +149,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
   }
   return {
     databaseUrl,
+    statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     redisUrl,
     port,
     smtpUrl,
@@ -159,6 +169,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     mailFrom: parseMailFrom(env.MAIL_FROM, publicUrl),
     sendRatePerMinute: parseOptionalInteger(env, 'SEND_RATE_PER_MINUTE', 1, 1_000_000),
     smtpRetry: parseSmtpRetry(env),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }
 
@@ -237,6 +248,7 @@ function parseRateLimits(env: Env): RateLimitConfig {
     general: parseInteger(env, 'RATE_LIMIT', 100, 1, 1_000_000),
     send: parseInteger(env, 'RATE_LIMIT_SEND', 10, 1, 1_000_000),
     anonymous: parseInteger(env, 'RATE_LIMIT_ANONYMOUS', 20, 1, 1_000_000),
+    mailAgents: parseInteger(env, 'RATE_LIMIT_MAIL_AGENTS', 300, 1, 1_000_000),
     windowSeconds,
     burstFactor: parseInteger(env, 'RATE_LIMIT_BURST_FACTOR', 2, 0, 100),
     burstWindowSeconds: parseInteger(

@@ -1,20 +1,28 @@
-import { ConfigError } from './config';
+import { ConfigError } from './config-error';
 
 type Env = Record<string, string | undefined>;
 
 /** Bounce handling, inbound mail and provider webhooks (README, "Bounces and complaints"). */
 export interface DeliverabilityConfig {
-  /** INBOUND_SMTP_PORT (and INBOUND_SMTP_HOST): unset, Herald takes no inbound mail. */
-  inboundSmtp: { port: number; host: string } | undefined;
+  /**
+   * INBOUND_SMTP_PORT (and INBOUND_SMTP_HOST): unset, Herald takes no inbound mail.
+   * INBOUND_MAX_BYTES (default 10 MiB): the largest message it takes.
+   */
+  inboundSmtp: { port: number; host: string; maxBytes: number } | undefined;
   providerWebhooks: ProviderWebhookConfig;
 }
 
 /** A provider whose credential is unset has no webhook (its path answers 404). */
 export interface ProviderWebhookConfig {
   /**
+   * SNS_TOPIC_ARNS: the only topics whose messages the SES webhook takes (unset: no SES
+   * webhook). Amazon's signature proves a message came from SNS, not from the operator's
+   * topic: anyone can create a topic, subscribe Herald to it and publish signed bounces.
+   */
+  snsTopicArns: string[] | undefined;
+  /**
    * SNS_CERT_URL_PREFIXES: a SigningCertURL must start with one of these; undefined means
-   * any `https://sns.<region>.amazonaws.com/`. So the SES webhook is always on: its
-   * credential is Amazon's signature, checked against Amazon's certificate.
+   * any `https://sns.<region>.amazonaws.com/`.
    */
   snsCertUrlPrefixes: string[] | undefined;
   postmark: { user: string; password: string } | undefined;
@@ -27,6 +35,7 @@ export function parseDeliverability(env: Env): DeliverabilityConfig {
   return {
     inboundSmtp: parseInbound(env),
     providerWebhooks: {
+      snsTopicArns: parseTopicArns(env.SNS_TOPIC_ARNS),
       snsCertUrlPrefixes: parsePrefixes(env.SNS_CERT_URL_PREFIXES),
       postmark: parsePostmark(env),
       sendgridPublicKey: nonEmpty(env.SENDGRID_WEBHOOK_PUBLIC_KEY),
@@ -40,14 +49,51 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** Reports and complaints are small; 10 MiB leaves room for a quoted original with images. */
+const DEFAULT_INBOUND_MAX_BYTES = 10 * 1024 * 1024;
+
 function parseInbound(env: Env): DeliverabilityConfig['inboundSmtp'] {
+  const maxBytes = parseMaxBytes(env.INBOUND_MAX_BYTES);
   const raw = nonEmpty(env.INBOUND_SMTP_PORT);
   if (raw === undefined) return undefined;
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port > 65535) {
     throw new ConfigError('INBOUND_SMTP_PORT', `must be an integer from 0 to 65535, got "${raw}"`);
   }
-  return { port, host: nonEmpty(env.INBOUND_SMTP_HOST) ?? '0.0.0.0' };
+  return { port, host: nonEmpty(env.INBOUND_SMTP_HOST) ?? '0.0.0.0', maxBytes };
+}
+
+function parseMaxBytes(value: string | undefined): number {
+  const raw = nonEmpty(value);
+  if (raw === undefined) return DEFAULT_INBOUND_MAX_BYTES;
+  const bytes = Number(raw);
+  if (!/^\d+$/.test(raw) || bytes < 1024 || bytes > 1024 * 1024 * 1024) {
+    throw new ConfigError(
+      'INBOUND_MAX_BYTES',
+      `must be an integer from 1024 to 1073741824, got "${raw}"`,
+    );
+  }
+  return bytes;
+}
+
+/** `arn:<partition>:sns:<region>:<account id>:<topic name>` (FIFO topics end in `.fifo`). */
+const TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:[a-z0-9-]{1,40}:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
+
+function parseTopicArns(raw: string | undefined): string[] | undefined {
+  if (nonEmpty(raw) === undefined) return undefined;
+  const arns = raw!
+    .split(',')
+    .map((arn) => arn.trim())
+    .filter(Boolean);
+  for (const arn of arns) {
+    if (!TOPIC_ARN.test(arn)) {
+      throw new ConfigError(
+        'SNS_TOPIC_ARNS',
+        `entries must be SNS topic ARNs (arn:aws:sns:<region>:<account>:<topic>), got "${arn.slice(0, 300)}"`,
+      );
+    }
+  }
+  return arns;
 }
 
 function parsePrefixes(raw: string | undefined): string[] | undefined {

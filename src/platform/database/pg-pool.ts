@@ -6,6 +6,16 @@ import { PG_POOL_SIZE } from '../settings';
 import type { PgClient } from './db';
 
 /**
+ * The longest wait for a free connection. No code holds one connection while it waits for
+ * another, so under any load the pool turns over in milliseconds; a wait this long means the
+ * database is not answering.
+ */
+const POOL_WAIT_MS = 4000;
+
+/** How often PostgreSQL checks, while a statement runs, that its client is still connected. */
+const CLIENT_CHECK_INTERVAL_MS = 1000;
+
+/**
  * The process's one PostgreSQL pool. Prisma runs on it (through @prisma/adapter-pg), and the
  * few hottest queries use it directly: on the authenticated list path, Prisma's JavaScript
  * runtime cost about three times the SQL itself (bench/api-list, docs/decisions.md).
@@ -13,7 +23,18 @@ import type { PgClient } from './db';
 @Injectable()
 export class PgPool extends Pool implements OnApplicationShutdown {
   constructor(@Inject(CONFIG) config: HeraldConfig) {
-    super({ connectionString: config.databaseUrl, max: PG_POOL_SIZE });
+    super({
+      connectionString: config.databaseUrl,
+      max: PG_POOL_SIZE,
+      // Both are startup parameters of each connection, so no statement sets them. The
+      // timeout cancels a statement gone wrong; the check ends a statement whose client has
+      // gone (a killed worker): without it, PostgreSQL runs it to the end, however long.
+      statement_timeout: config.statementTimeoutMs,
+      // A wait for a free connection is bounded too: past it the caller fails as if the
+      // database were away (a retry later, a 500 with Retry-After) instead of queueing on.
+      connectionTimeoutMillis: POOL_WAIT_MS,
+      options: `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}`,
+    });
     // An idle connection that PostgreSQL ends (restart, failover, admin kill) emits 'error'
     // on the pool; unheard, it would crash the process. The pool replaces the connection.
     const logger = new Logger(PgPool.name);

@@ -11,6 +11,9 @@ describe('isTransientDatabaseError', () => {
     );
     expect(isTransientDatabaseError(withCode('connection failure', '08006'))).toBe(true);
     expect(isTransientDatabaseError(withCode('deadlock detected', '40P01'))).toBe(true);
+    expect(
+      isTransientDatabaseError(withCode('canceling statement due to statement timeout', '57014')),
+    ).toBe(true);
     expect(isTransientDatabaseError(new Error('Connection terminated unexpectedly'))).toBe(true);
   });
 

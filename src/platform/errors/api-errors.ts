@@ -70,13 +70,6 @@ export class ConflictError extends ApiError {
   }
 }
 
-/** A named write targeted an email whose identity has been erased. */
-export class EmailErasedError extends ConflictError {
-  constructor() {
-    super('This email address belongs to an erased identity and cannot be written to.');
-  }
-}
-
 export class ValidationFailedError extends ApiError {
   constructor(details: ErrorDetail[]) {
     super(422, describe(details), details);
@@ -92,27 +85,6 @@ export class RateLimitedError extends ApiError {
 function describe(details: ErrorDetail[]): string {
   const fields = [...new Set(details.map((detail) => detail.field))];
   return `The request failed validation on ${fields.join(', ')}.`;
-}
-
-/** A campaign send was repeated after the campaign left draft (the only 409 of that endpoint). */
-export class CampaignAlreadySentError extends ConflictError {
-  constructor() {
-    super('This campaign has already started sending.');
-  }
-}
-
-/** A change to a campaign that has started (or was cancelled): only unsent ones change. */
-export class CampaignNotDraftError extends ConflictError {
-  constructor() {
-    super('Only a draft or scheduled campaign can be changed, and only a draft deleted.');
-  }
-}
-
-/** A campaign operation its current status does not allow (pausing a draft, resuming a sent one…). */
-export class CampaignStateConflictError extends ConflictError {
-  constructor(operation: string, status: string) {
-    super(`A ${status} campaign cannot be ${operation}.`);
-  }
 }
 
 /**

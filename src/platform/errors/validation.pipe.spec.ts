@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ArgumentMetadata } from '@nestjs/common';
-import { TestSendDto } from '../../campaigns/campaign-operations.dto';
+import { TestSendDto } from '../../campaigns/operations/campaign-operations.dto';
 import { CreateSubscriberDto } from '../../subscribers/subscriber.dto';
 import { ApiError, ErrorDetail } from './api-errors';
 import { RequestValidationPipe } from './validation.pipe';

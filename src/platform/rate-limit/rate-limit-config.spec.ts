@@ -1,14 +1,16 @@
-import { ConfigError, loadConfig } from '../config/config';
+import { loadConfig } from '../config/config';
+import { ConfigError } from '../config/config-error';
 import { limitClassOf } from './limit-class';
 
 const base = { HERALD_SECRET: 'x'.repeat(40) };
 
 describe('rate limit configuration', () => {
-  it('defaults to 100 requests a second, 10 for sends, 20 per address, with a 2x burst over 10 s', () => {
+  it('defaults to 100 requests a second, 10 for sends, 20 per address (300 for mail agents), with a 2x burst over 10 s', () => {
     expect(loadConfig(base).rateLimits).toEqual({
       general: 100,
       send: 10,
       anonymous: 20,
+      mailAgents: 300,
       windowSeconds: 1,
       burstFactor: 2,
       burstWindowSeconds: 10,
@@ -21,6 +23,7 @@ describe('rate limit configuration', () => {
       RATE_LIMIT: '500',
       RATE_LIMIT_SEND: '50',
       RATE_LIMIT_ANONYMOUS: '30',
+      RATE_LIMIT_MAIL_AGENTS: '1000',
       RATE_LIMIT_WINDOW_SECONDS: '60',
       RATE_LIMIT_BURST_FACTOR: '0',
       RATE_LIMIT_BURST_WINDOW_SECONDS: '600',
@@ -29,6 +32,7 @@ describe('rate limit configuration', () => {
       general: 500,
       send: 50,
       anonymous: 30,
+      mailAgents: 1000,
       windowSeconds: 60,
       burstFactor: 0,
       burstWindowSeconds: 600,

@@ -12,7 +12,7 @@ import type { AccountId } from '../database/account-id';
 import { RateLimitedError } from '../errors/api-errors';
 import { RedisService } from '../redis/redis.module';
 import { AccountRateLimitsRepository } from './account-rate-limits.repository';
-import { LimitClass, limitClassOf } from './limit-class';
+import { AddressLimitClass, LimitClass, limitClassOf } from './limit-class';
 
 export interface RateLimitVerdict {
   allowed: boolean;
@@ -77,11 +77,15 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one request nobody is signed in for (sign-in and sign-up, public pages), by the
-   * client's address, before any of its work is done.
+   * Counts one request nobody is signed in for (sign-in and sign-up, public pages, mail
+   * infrastructure's calls), by the client's address, before any of its work is done.
    */
-  async enforceForAddress(address: string, reply: FastifyReply): Promise<void> {
-    answer(reply, await this.consume(`ip:${address}`, 'anonymous'));
+  async enforceForAddress(
+    address: string,
+    reply: FastifyReply,
+    limitClass: AddressLimitClass = 'anonymous',
+  ): Promise<void> {
+    answer(reply, await this.consume(`ip:${address}`, limitClass));
   }
 
   async consume(
@@ -91,7 +95,7 @@ export class RateLimiter {
   ): Promise<RateLimitVerdict> {
     // Accounts may override their keys' and people's budgets; an address has no account.
     const override =
-      accountId && limitClass !== 'anonymous'
+      accountId && (limitClass === 'general' || limitClass === 'send')
         ? (await this.accounts.find(accountId))[limitClass]
         : undefined;
     const limit = override ?? this.settings[limitClass];

@@ -1,0 +1,177 @@
+import { Prisma } from '../../generated/prisma/client';
+import { UNFINISHED } from '../ledger/campaign-ledger.sql';
+import type { FeedbackKind } from '../../message-refs/feedback-report';
+import type { AccountId } from '../../platform/database/account-id';
+import type { ActivityKind } from '../ledger/campaign-ledger.sql';
+
+// Every raw statement over the campaigns table. Only CampaignsRepository runs them.
+
+/** The start of a send, shared by the send call and the schedule poller. */
+const START_SENDING = Prisma.sql`
+  UPDATE campaigns c
+     SET status = 'sending',
+         started_at = now(),
+         progress_at = now(),
+         updated_at = now(),
+         html = CASE WHEN c.template_id IS NULL THEN c.html
+                     ELSE (SELECT t.html FROM templates t
+                            WHERE t.id = c.template_id AND t.account_id = c.account_id) END,
+         text = CASE WHEN c.template_id IS NULL THEN c.text
+                     ELSE (SELECT t.text FROM templates t
+                            WHERE t.id = c.template_id AND t.account_id = c.account_id) END`;
+
+/**
+ * Claims the send: draft (or scheduled: "send now") → sending in one conditional UPDATE,
+ * freezing the content (a template's html and text are copied onto the campaign).
+ */
+export const startSending = (accountId: AccountId, id: string) => Prisma.sql`
+  ${START_SENDING}
+   WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid
+     AND c.status IN ('draft', 'scheduled')`;
+
+/**
+ * The schedule poller's claim: a scheduled campaign whose time has come starts sending. The
+ * time is checked again here, so a campaign moved to a later time meanwhile stays put.
+ */
+export const startScheduled = (accountId: AccountId, id: string) => Prisma.sql`
+  ${START_SENDING}
+   WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid
+     AND c.status = 'scheduled' AND c.send_at <= now()`;
+
+/** Scheduled campaigns whose time has come, oldest first: the one query across accounts. */
+export const dueCampaigns = (limit: number) => Prisma.sql`
+  SELECT account_id::text, id::text, from_address FROM campaigns
+   WHERE status = 'scheduled' AND send_at <= now()
+   ORDER BY send_at
+   LIMIT ${limit}`;
+
+/**
+ * `sending` → `sent` once the audience is fully snapshotted and no recipient is pending or in
+ * flight; of all the jobs that try, one matches.
+ */
+export const completeIfFinished = (accountId: AccountId, id: string) => Prisma.sql`
+  UPDATE campaigns c
+     SET status = 'sent', finished_at = now(), updated_at = now(), progress_at = now()
+   WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid
+     AND c.status = 'sending' AND c.fanout_done_at IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM campaign_recipients r
+                      WHERE r.campaign_id = c.id AND r.${Prisma.raw(UNFINISHED)})`;
+
+/**
+ * The one query across accounts: the watchdog looks after every account's sends. Stalled: no
+ * delivery run holds a live lease, nothing advanced for `idleSeconds`, and something could
+ * be done now (a campaign whose unfinished recipients all wait for a later deferred try is
+ * simply waiting, and its delayed jobs will come).
+ */
+export const stalledCampaigns = (idleSeconds: number, limit: number) => Prisma.sql`
+  SELECT c.account_id::text, c.id::text FROM campaigns c
+   WHERE c.status = 'sending'
+     AND (c.progress_at IS NULL OR c.progress_at < now() - make_interval(secs => ${idleSeconds}))
+     AND NOT EXISTS (SELECT 1 FROM campaign_delivery_runs d
+                      WHERE d.campaign_id = c.id AND d.lease_until > now())
+     AND NOT (c.fanout_done_at IS NOT NULL
+              AND EXISTS (SELECT 1 FROM campaign_recipients r
+                           WHERE r.campaign_id = c.id AND r.status = 'deferred')
+              AND NOT EXISTS (SELECT 1 FROM campaign_recipients r
+                               WHERE r.campaign_id = c.id
+                                 AND (r.status IN ('pending', 'sending')
+                                      OR (r.status = 'deferred' AND r.next_attempt_at
+                                            < now() - make_interval(secs => ${idleSeconds})))))
+   LIMIT ${limit}`;
+
+/** Sending campaigns of every account: the watchdog revives them all when Redis lost its jobs. */
+export const sendingCampaigns = (limit: number) => Prisma.sql`
+  SELECT account_id::text, id::text FROM campaigns WHERE status = 'sending' LIMIT ${limit}`;
+
+/** The fan-out checkpoint of a sending campaign, its row locked for the batch's transaction. */
+export const lockFanoutCheckpoint = (accountId: AccountId, id: string) => Prisma.sql`
+  SELECT fanout_after_id, fanout_batches, fanout_done_at, segment_id, created_at
+    FROM campaigns
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND status = 'sending'
+     FOR UPDATE`;
+
+export interface FanoutAdvance {
+  lastId: string | null;
+  batches: number;
+  done: boolean;
+  pending: number;
+  unsubscribed: number;
+  bounced: number;
+  complained: number;
+  suppressed: number;
+  erased: number;
+}
+
+/** Moves the checkpoint past a snapshotted batch and counts what it put in the ledger. */
+export const advanceFanout = (accountId: AccountId, id: string, a: FanoutAdvance) => Prisma.sql`
+  UPDATE campaigns
+     SET fanout_after_id = ${a.lastId}::uuid,
+         fanout_batches = ${a.batches},
+         fanout_done_at = CASE WHEN ${a.done}::boolean THEN now() END,
+         recipient_count = recipient_count + ${a.pending},
+         skipped_unsubscribed_count = skipped_unsubscribed_count + ${a.unsubscribed},
+         skipped_bounced_count = skipped_bounced_count + ${a.bounced},
+         skipped_complained_count = skipped_complained_count + ${a.complained},
+         skipped_suppressed_count = skipped_suppressed_count + ${a.suppressed},
+         skipped_erased_count = skipped_erased_count + ${a.erased},
+         progress_at = now()
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+
+/** Campaign rows in id order, the same order the delivery workers' writes take. */
+export const lockInIdOrder = (accountId: AccountId, ids: string[]) => Prisma.sql`
+  SELECT 1 FROM campaigns
+   WHERE account_id = ${accountId}::uuid AND id = ANY(${ids}::uuid[])
+   ORDER BY id FOR UPDATE`;
+
+/** Erasure: `n` recipients of each campaign move from `recipients` to `skipped_erased`. */
+export const countErasedSkips = (accountId: AccountId, ids: string[], counts: number[]) =>
+  Prisma.sql`
+    UPDATE campaigns c
+       SET recipient_count = c.recipient_count - v.n,
+           skipped_erased_count = c.skipped_erased_count + v.n,
+           progress_at = now()
+      FROM unnest(${ids}::uuid[], ${counts}::int[]) AS v(id, n)
+     WHERE c.id = v.id AND c.account_id = ${accountId}::uuid`;
+
+const ACTIVITY_COUNT: Record<ActivityKind, Prisma.Sql> = {
+  // Fixed identifiers, never input: safe to splice with Prisma.raw.
+  open: Prisma.raw('open_count'),
+  click: Prisma.raw('click_count'),
+};
+
+/** A recipient opened or clicked for the first time. */
+export const countFirstActivity = (kind: ActivityKind, accountId: AccountId, id: string) =>
+  Prisma.sql`
+    UPDATE campaigns SET ${ACTIVITY_COUNT[kind]} = ${ACTIVITY_COUNT[kind]} + 1
+     WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+
+/** Campaign counter per kind: fixed identifiers, never input, so safe to splice. */
+const FEEDBACK_COUNTER: Record<FeedbackKind, Prisma.Sql> = {
+  hard_bounce: Prisma.raw('bounce_count'),
+  soft_bounce: Prisma.raw('soft_bounce_count'),
+  complaint: Prisma.raw('complaint_count'),
+  unsubscribe: Prisma.raw('unsubscribe_count'),
+};
+
+/** One bounce, complaint or unsubscribe reported after the send. */
+export const countFeedback = (accountId: AccountId, id: string, kind: FeedbackKind) => {
+  const column = FEEDBACK_COUNTER[kind];
+  return Prisma.sql`
+    UPDATE campaigns SET ${column} = ${column} + 1
+     WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+};
+
+/**
+ * Cancels a campaign that has not finished: its row locked first (a fan-out batch in flight
+ * commits before this goes on, so no pending row appears after the ledger is swept).
+ */
+export const markCancelled = (accountId: AccountId, id: string) => Prisma.sql`
+  UPDATE campaigns
+     SET status = 'cancelled', cancelled_at = now(), updated_at = now(), progress_at = now()
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+     AND status IN ('draft', 'scheduled', 'sending', 'paused')`;
+
+/** The recipients a cancellation left unsent. */
+export const countCancelled = (accountId: AccountId, id: string, count: number) => Prisma.sql`
+  UPDATE campaigns SET cancelled_count = cancelled_count + ${count}
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;

@@ -1,0 +1,56 @@
+import { Logger } from '@nestjs/common';
+import { ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { GRACE_MS } from './platform/lifecycle';
+
+/** The first pause before a worker that died on its own is started again; it doubles. */
+const FIRST_RESTART_MS = 1_000;
+const LONGEST_RESTART_MS = 30_000;
+/** A worker that ran this long before dying is started again after the first pause. */
+const STEADY_MS = 60_000;
+
+/**
+ * `npm start`'s send workers: dist/worker.js in a child process of the API's. Whatever they do
+ * on the CPU (rendering, rewriting thousands of links, composing and signing a large message)
+ * then never delays a request: the API's event loop is its own. The child shares the parent's
+ * environment and output; it closes when the parent's IPC channel goes (the parent ended, even
+ * by SIGKILL), and the parent asks it to close on SIGTERM/SIGINT and waits for it. A worker that
+ * dies on its own is started again, after a pause that doubles while it keeps dying.
+ */
+export class EmbeddedWorkers {
+  private readonly logger = new Logger(EmbeddedWorkers.name);
+  private child: ChildProcess | undefined;
+  private stopping = false;
+  private pauseMs = FIRST_RESTART_MS;
+  private restart: NodeJS.Timeout | undefined;
+
+  start(): void {
+    const started = Date.now();
+    const child = fork(join(__dirname, 'worker.js'), [], { stdio: 'inherit' });
+    this.child = child;
+    child.once('exit', (code, signal) => {
+      this.child = undefined;
+      if (this.stopping) return;
+      if (Date.now() - started >= STEADY_MS) this.pauseMs = FIRST_RESTART_MS;
+      this.logger.error(
+        `the send workers ended (${signal ?? `exit code ${code}`}): starting them again in ${this.pauseMs} ms`,
+      );
+      this.restart = setTimeout(() => this.start(), this.pauseMs);
+      this.pauseMs = Math.min(this.pauseMs * 2, LONGEST_RESTART_MS);
+    });
+  }
+
+  /** Asks the workers to close and waits until they have (they exit by themselves within the grace). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restart);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const late = setTimeout(() => child.kill('SIGKILL'), GRACE_MS + 1_000);
+    await exited;
+    clearTimeout(late);
+  }
+}
