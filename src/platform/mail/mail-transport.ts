@@ -127,10 +127,7 @@ export class MailTransport implements OnModuleDestroy {
 
   async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
     const messageId = messageIdHeader(message.messageId, message.from);
-    const composed = message.raw
-      ? { raw: message.raw, fromAddress: parseMailbox(message.from) ?? message.from }
-      : composeMime({ ...message, messageId });
-    return this.deliver(message, messageId, composed);
+    return this.deliver(message, messageId, composedOf(message, messageId));
   }
 
   /**
@@ -178,7 +175,7 @@ export class MailTransport implements OnModuleDestroy {
     mayFinish: MayFinish,
   ): Promise<DeliveryReceipt | undefined> {
     const messageId = messageIdHeader(message.messageId, message.from);
-    const composed = composeMime({ ...message, messageId });
+    const composed = composedOf(message, messageId);
     if (!this.smtp || !composed) {
       return (await mayFinish()) ? this.deliver(message, messageId, composed) : undefined;
     }
@@ -311,6 +308,16 @@ function smtpPoolOptions(smtpUrl: string) {
     // Nodemailer reconnects every 100 messages by default; a campaign sends far more.
     maxMessages: Infinity,
   };
+}
+
+/**
+ * The bytes to send: a message given whole (`raw`, as its client wrote it) goes as it is;
+ * otherwise composeMime writes it, or declines and leaves it to nodemailer (undefined).
+ */
+function composedOf(message: OutgoingMessage, messageId: string): ComposedMime | undefined {
+  return message.raw
+    ? { raw: message.raw, fromAddress: parseMailbox(message.from) ?? message.from }
+    : composeMime({ ...message, messageId });
 }
 
 /** The message signed with `key`, as nodemailer would sign it on its way out. */
