@@ -8,7 +8,7 @@ import {
 import { AddressInfo } from 'node:net';
 import type { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { KeyPrincipal } from '../auth/principal';
-import { readBounded } from '../inbound/bounded-message';
+import { readBounded } from '../platform/mail/bounded-message';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { AddressWindow } from './address-window';
@@ -24,6 +24,7 @@ import {
   MAX_RECIPIENTS,
   SOCKET_TIMEOUT_MS,
 } from './submission.settings';
+import { listenUnlessTaken } from '../platform/mail/smtp-listener';
 
 /**
  * SMTP submission for applications that only speak SMTP (SUBMISSION_SMTP_PORT; unset, it does
@@ -93,21 +94,7 @@ export class SubmissionSmtpServer implements OnApplicationBootstrap, OnApplicati
         );
       },
     });
-    server.on('error', (error) => this.logger.warn(`SMTP submission: ${error.message}`));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.server.once('error', reject);
-        server.listen(settings.port, settings.host, () => {
-          server.server.off('error', reject);
-          resolve();
-        });
-      });
-    } catch (error) {
-      // Another process on this host holds the port: it takes the submissions.
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      this.logger.warn(`SMTP submission port ${settings.port} is taken; not listening here`);
-      return;
-    }
+    if (!(await listenUnlessTaken(server, settings, this.logger, 'SMTP submission'))) return;
     this.server = server;
     this.logger.log(`SMTP submission on port ${this.port}`);
   }
