@@ -99,6 +99,7 @@ export interface FanoutAdvance {
   bounced: number;
   complained: number;
   suppressed: number;
+  other: number;
   erased: number;
 }
 
@@ -114,6 +115,7 @@ export const advanceFanout = (accountId: AccountId, id: string, a: FanoutAdvance
          skipped_complained_count = skipped_complained_count + ${a.complained},
          skipped_suppressed_count = skipped_suppressed_count + ${a.suppressed},
          skipped_erased_count = skipped_erased_count + ${a.erased},
+         skipped_other_count = skipped_other_count + ${a.other},
          progress_at = now()
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
 

@@ -125,6 +125,12 @@ export class CampaignStatsResponse {
   skipped_suppressed!: number;
   @ApiProperty({
     type: 'integer',
+    description:
+      'Subscribers whose status is none of subscribed, unsubscribed, bounced, complained (`pending`, say): not opted in, so never mailed.',
+  })
+  skipped_other!: number;
+  @ApiProperty({
+    type: 'integer',
     description: "People's opens (tracking pixel), every one; machine opens excluded.",
   })
   opens!: number;
@@ -265,7 +271,8 @@ export function presentCampaign(
         row.skippedUnsubscribedCount +
         row.skippedBouncedCount +
         row.skippedComplainedCount +
-        row.skippedSuppressedCount,
+        row.skippedSuppressedCount +
+        row.skippedOtherCount,
       cancelled: row.cancelledCount,
       percent: percent(row),
       expected_finish_at: expectedFinishAt(row, accountRatePerMinute, now)?.toISOString() ?? null,
@@ -295,6 +302,7 @@ export function presentCampaignStats(
     skipped_bounced: row.skippedBouncedCount,
     skipped_complained: row.skippedComplainedCount,
     skipped_suppressed: row.skippedSuppressedCount,
+    skipped_other: row.skippedOtherCount,
     // The ledger marks a recipient's first human open and click: the campaign's unique counts.
     opens: engagement.opens,
     unique_opens: row.openCount,

@@ -219,6 +219,7 @@ export function snapshotAudience(
            (SELECT count(*) FROM inserted WHERE skip_reason = 'bounced')::int AS bounced,
            (SELECT count(*) FROM inserted WHERE skip_reason = 'complained')::int AS complained,
            (SELECT count(*) FROM inserted WHERE skip_reason = 'suppressed')::int AS suppressed,
+           (SELECT count(*) FROM inserted WHERE skip_reason = 'other')::int AS other,
            coalesce((SELECT array_agg(DISTINCT batch ORDER BY batch) FROM inserted
                       WHERE status = 'pending'), '{}') AS batches`;
 }
