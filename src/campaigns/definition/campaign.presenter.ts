@@ -55,6 +55,13 @@ export class CampaignResponse {
   })
   status!: string;
   @ApiProperty({
+    enum: ['complaint_rate', 'bounce_rate'],
+    nullable: true,
+    description:
+      'Why a paused campaign paused itself: its complaint or hard-bounce rate over delivered messages passed COMPLAINT_RATE_LIMIT or BOUNCE_RATE_LIMIT. Null when a person paused it, and whenever it is not paused.',
+  })
+  paused_reason!: 'complaint_rate' | 'bounce_rate' | null;
+  @ApiProperty({
     type: String,
     format: 'date-time',
     nullable: true,
@@ -259,6 +266,7 @@ export function presentCampaign(
     html: row.html,
     text: row.text,
     status: row.status,
+    paused_reason: row.status === 'paused' ? row.pausedReason : null,
     send_at: row.sendAt?.toISOString() ?? null,
     rate_per_minute: row.ratePerMinute,
     progress: {

@@ -5,7 +5,10 @@ CREATE TYPE "paused_reason" AS ENUM ('complaint_rate', 'bounce_rate');
 ALTER TYPE "skip_reason" ADD VALUE 'other';
 
 -- AlterTable
-ALTER TABLE "campaigns" ADD COLUMN     "paused_reason" "paused_reason",
+ALTER TABLE "campaigns" ADD COLUMN     "guard_since_bounces" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "guard_since_complaints" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "guard_since_delivered" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "paused_reason" "paused_reason",
 ADD COLUMN     "skipped_other_count" INTEGER NOT NULL DEFAULT 0;
 
 -- AlterTable
