@@ -11,6 +11,7 @@ import { retryTransient } from '../platform/database/retry-transient';
 import { MailDeliveryError, MailTransport, OutgoingMessage } from '../platform/mail/mail-transport';
 import { QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
+import { rawMessageId } from '../platform/mail/raw-headers';
 import { RECORD_ATTEMPTS, RECORD_RETRY_MAX_MS } from '../platform/settings';
 import { TRANSACTIONAL_CONCURRENCY } from './transactional.settings';
 import { SuppressionList } from '../suppression/suppression-list';
@@ -138,7 +139,9 @@ export class TransactionalSendProcessor extends QueueProcessor {
       html: message.html,
       // Every message has a text part: generated from the HTML when the author gave none.
       text: message.text ?? (message.html ? await textFromHtml(message.html) : null),
-      messageId: message.id,
+      // A submitted message goes out as its client wrote it, under its own Message-ID.
+      raw: message.mime ? Buffer.from(message.mime) : undefined,
+      messageId: (message.mime && rawMessageId(Buffer.from(message.mime))) || message.id,
       storageKey: recipientStorageKey(message.recipientHash),
       dkim: sender?.dkim,
       // Bounce reports come back here, naming this message by its signed token.

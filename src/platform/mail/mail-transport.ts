@@ -8,6 +8,7 @@ import DKIM from 'nodemailer/lib/dkim';
 import type MailMessage from 'nodemailer/lib/mailer/mail-message';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import { parseMailbox } from '../validation/mailbox.decorator';
 import { ComposedMime, composeMime } from './mime-composer';
 
 export interface OutgoingMessage {
@@ -37,6 +38,12 @@ export interface OutgoingMessage {
    * naming this message. The From address when absent.
    */
   envelopeFrom?: string;
+  /**
+   * A message its author composed whole (SMTP submission): sent as these bytes, signed and
+   * given the envelope like any other; subject, html, text and headers are then unused, and
+   * `messageId` should be the Message-ID header it carries.
+   */
+  raw?: Buffer;
 }
 
 export interface DeliveryReceipt {
@@ -119,7 +126,10 @@ export class MailTransport implements OnModuleDestroy {
 
   async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
     const messageId = messageIdHeader(message.messageId, message.from);
-    return this.deliver(message, messageId, composeMime({ ...message, messageId }));
+    const composed = message.raw
+      ? { raw: message.raw, fromAddress: parseMailbox(message.from) ?? message.from }
+      : composeMime({ ...message, messageId });
+    return this.deliver(message, messageId, composed);
   }
 
   /**
