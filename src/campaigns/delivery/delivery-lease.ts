@@ -71,6 +71,14 @@ export class DeliveryLease {
     this.halted = true;
   }
 
+  /**
+   * Whether the lease itself still holds, halted or not: a halted run's rows are still its
+   * own, so the outcomes of what it sent are still written.
+   */
+  get leased(): boolean {
+    return this.lease.holds;
+  }
+
   /** Whether the run was halted by a pause (the job ends; the lease itself is fine). */
   get wasHalted(): boolean {
     return this.halted;
