@@ -49,6 +49,7 @@ import { CampaignsRepository } from '../core/campaigns.repository';
 import { DeliveryLease } from './delivery-lease';
 import { OutcomeRecorder } from './outcome-recorder';
 import { Outcome } from '../ledger/recipient-outcome';
+import { ReputationGuard } from '../core/reputation-guard';
 
 /** A claimed recipient's row, and whether the address is suppressed right now. */
 type RecipientRow = Subscriber & { suppressed: boolean };
@@ -98,6 +99,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     private readonly accounts: AccountsService,
     private readonly suppressions: SuppressionList,
     private readonly gates: CampaignDeliveryGates,
+    private readonly guard: ReputationGuard,
   ) {
     super('the campaign delivery worker');
   }
@@ -136,7 +138,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
           );
         });
       }
-      if (end.stopped) return;
+      if (end.stopped || lease.wasHalted) return;
       // Frozen or cut off past the lease: another run may own the batch now. Failing hands the
       // job back to BullMQ (if this worker still holds it), whose next attempt starts afresh.
       if (lease.lost) throw new Error(`campaign ${campaignId} batch ${batch}: the lease lapsed`);
@@ -189,7 +191,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     const recorder = new OutcomeRecorder((outcomes) => this.recordUntilWritten(lease, outcomes), {
       maxBatch: RECORD_BATCH,
     });
-    const gate = this.gates.open(run.accountId, content.campaign);
+    const gate = this.gates.open(run.accountId, content.campaign, lease);
     const end: RunEnd = { stopped: false, claimed: 0 };
     let inFlight = 0;
     let slotFreed: (() => void) | undefined;
@@ -380,7 +382,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
       maxWaitMs: RECORD_RETRY_MAX_MS,
       // While the run holds its lease, a write failing for any reason is tried again.
       keepTrying: (error, failures) => {
-        if (!lease.holds) return false;
+        if (!lease.leased) return false;
         if (failures === RECORD_ATTEMPTS) {
           this.logger.error(
             `campaign ${lease.run.campaignId} batch ${lease.run.batch}: outcomes cannot be recorded; ` +
@@ -391,7 +393,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
       },
       onRetry: (error, waitMs) =>
         this.logger.warn(`recording outcomes failed, retrying in ${waitMs} ms: ${String(error)}`),
-    });
+    }).then(() => this.guard.afterOutcomes(lease.run.accountId, lease.run.campaignId, outcomes));
   }
 }
 
