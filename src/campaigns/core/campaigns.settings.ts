@@ -99,3 +99,10 @@ export const SEND_RATE_RETRY_MS = 1_000;
  * added (job ids are stable), and by then it is gone.
  */
 export const RESUME_RECHECK_MS = 5_000;
+
+/**
+ * A repeated open of one message, or click of one link in one message, within this many
+ * seconds of the first counts and publishes once: a reader's client refetching the pixel, a
+ * double click, or a loop of requests on one link costs nothing after the first.
+ */
+export const REPEAT_HIT_WINDOW_SECONDS = 60;
