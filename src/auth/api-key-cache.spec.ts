@@ -83,7 +83,7 @@ describe('ApiKeysService.authenticate with the cache', () => {
     const repository = {
       lookups: 0,
       touches: 0,
-      findByHash(): Promise<StoredKey | undefined> {
+      findByHashAcrossAccounts(): Promise<StoredKey | undefined> {
         this.lookups++;
         return Promise.resolve({ ...row });
       },

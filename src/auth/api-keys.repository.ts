@@ -41,7 +41,7 @@ export class ApiKeysRepository {
   ) {}
 
   /** The authentication hot path (every request): one indexed lookup straight through pg. */
-  async findByHash(secretHash: string): Promise<StoredKey | undefined> {
+  async findByHashAcrossAccounts(secretHash: string): Promise<StoredKey | undefined> {
     const { rows } = await this.pool.query<StoredKey>(sql.FIND_BY_SECRET_HASH, [secretHash]);
     return rows[0];
   }
@@ -78,7 +78,7 @@ export class ApiKeysRepository {
    * The account a key belongs to: for the operator CLI, which names keys by id alone and is
    * trusted across accounts.
    */
-  async accountOf(id: string): Promise<AccountId | undefined> {
+  async accountOfKeyAcrossAccounts(id: string): Promise<AccountId | undefined> {
     const found = await this.prisma.apiKey.findUnique({
       where: { id },
       select: { accountId: true },

@@ -36,10 +36,8 @@ export class ApiKeysService {
     private readonly cache: ApiKeyCache,
   ) {}
 
-  /** `accountId` as given (the operator CLI takes it as text): checked to exist first. */
-  async create(account: string, name: string, scopes: string[]): Promise<CreatedKey> {
-    const accountId = await this.accounts.find(account);
-    if (!accountId) throw new KeyCreationError(`No account with id ${account}.`);
+  /** A key of an account that exists (the CLI resolves the account it was given first). */
+  async create(accountId: AccountId, name: string, scopes: string[]): Promise<CreatedKey> {
     const trimmedName = name.trim();
     if (!trimmedName || trimmedName.length > 100) {
       throw new KeyCreationError('A key needs a name of 1 to 100 characters.');
@@ -61,10 +59,17 @@ export class ApiKeysService {
     return { id, name: trimmedName, key: secret, scopes: validScopes };
   }
 
-  /** Revokes or suspends a key named by id alone (the operator CLI, trusted across accounts). */
-  async setStatus(id: string, status: KeyStatus): Promise<boolean> {
-    const accountId = isUuid(id) ? await this.keys.accountOf(id) : undefined;
-    const changed = accountId !== undefined && (await this.keys.setStatus(accountId, id, status));
+  /**
+   * The account a key belongs to, found by the key's id alone: for the operator CLI, which
+   * names keys by id and is trusted across accounts.
+   */
+  accountOfKeyAcrossAccounts(id: string): Promise<AccountId | undefined> {
+    return isUuid(id) ? this.keys.accountOfKeyAcrossAccounts(id) : Promise.resolve(undefined);
+  }
+
+  /** Revokes or suspends one of the account's keys; false when it has no such key. */
+  async setStatus(accountId: AccountId, id: string, status: KeyStatus): Promise<boolean> {
+    const changed = isUuid(id) && (await this.keys.setStatus(accountId, id, status));
     // Other processes hear of it from PostgreSQL (ApiKeyChangeListener); this one need not
     // wait for that: the next request here already finds the key refused.
     if (changed) this.cache.forget(id);
@@ -111,7 +116,7 @@ export class ApiKeysService {
     const pending = this.lookups.get(secretHash);
     if (pending?.generation === generation) return pending.key;
     const key = this.keys
-      .findByHash(secretHash)
+      .findByHashAcrossAccounts(secretHash)
       .then((row) => {
         if (row?.status !== 'active') return undefined;
         this.cache.remember(secretHash, row, generation, now.getTime());

@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { PeriodicService } from '../platform/timing/periodic-task';
 import { SenderDomainsService } from './sender-domains.service';
 
 const TICK_MS = 10 * 60_000;
@@ -11,34 +12,17 @@ const RECHECK_AFTER_MS = 24 * 60 * 60_000;
  * workers never check the same domain twice.
  */
 @Injectable()
-export class DomainRecheck implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(DomainRecheck.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-
-  constructor(private readonly domains: SenderDomainsService) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), TICK_MS);
-    this.timer.unref();
+export class DomainRecheck extends PeriodicService {
+  constructor(private readonly domains: SenderDomainsService) {
+    super('domain re-check', TICK_MS);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  protected pass(): Promise<number> {
+    return this.run();
   }
 
   /** One pass over the domains due; `recheckAfterMs` is shortened by tests. */
   run(recheckAfterMs = RECHECK_AFTER_MS): Promise<number> {
     return this.domains.recheckDue(new Date(Date.now() - recheckAfterMs));
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.run()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'domain re-check failed'))
-      .finally(() => {
-        this.running = undefined;
-      });
   }
 }

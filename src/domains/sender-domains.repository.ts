@@ -155,8 +155,11 @@ export class SenderDomainsRepository {
     });
   }
 
-  /** The one query across accounts (see claimDueForRecheck in sender-domains.sql). */
-  async claimDueForRecheck(
+  /**
+   * Claims the domains of every account that are due a re-check (see claimDueForRecheck in
+   * sender-domains.sql): the re-check timer serves no one account.
+   */
+  async claimDueForRecheckAcrossAccounts(
     before: Date,
     limit: number,
   ): Promise<{ id: string; accountId: AccountId }[]> {

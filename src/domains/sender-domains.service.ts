@@ -39,12 +39,8 @@ export class SenderDomainsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<DomainResponse>> {
-    return this.paginator.page(
-      caller.accountId,
-      'domains',
-      query,
-      (page) => this.domains.listPage(caller.accountId, page),
-      (row) => this.present(row),
+    return this.paginator.list(caller.accountId, 'domains', query, this.domains, (row) =>
+      this.present(row),
     );
   }
 
@@ -97,7 +93,7 @@ export class SenderDomainsService {
   async recheckDue(before: Date): Promise<number> {
     let checked = 0;
     for (;;) {
-      const due = await this.domains.claimDueForRecheck(before, RECHECK_BATCH);
+      const due = await this.domains.claimDueForRecheckAcrossAccounts(before, RECHECK_BATCH);
       for (const domain of due) {
         try {
           await this.check(domain.accountId, domain.id);

@@ -7,7 +7,6 @@ import { neutralizeCell } from '../platform/csv/formula-cells';
 import { PgPool } from '../platform/database/pg-pool';
 import { EXPORT_BATCH, EXPORT_TTL_MS } from './exports.settings';
 import { FileStore } from '../platform/storage/file-store';
-import { segmentFilterSql } from '../segments/segment-filter-sql';
 import { SegmentsService } from '../segments/segments.service';
 import { exportHeader, subscriberCells } from '../subscribers/subscriber-csv';
 import { SubscribersService } from '../subscribers/subscribers.service';
@@ -41,7 +40,7 @@ export class ExportRunner {
     for (let run = 1; run <= MAX_RUNS; run++) {
       const job = await this.exports.start(accountId, exportId);
       if (!job) return;
-      const filter = await this.filter(accountId, job.segmentId);
+      const filter = await this.segments.audienceSql(accountId, job.segmentId);
       if (!filter) {
         await this.exports.fail(accountId, exportId, 'The segment no longer exists.');
         return;
@@ -85,15 +84,6 @@ export class ExportRunner {
       exportId,
       'The export stopped after repeated failures on the server; try again.',
     );
-  }
-
-  private async filter(
-    accountId: AccountId,
-    segmentId: string | null,
-  ): Promise<Prisma.Sql | undefined> {
-    if (!segmentId) return Prisma.sql`TRUE`;
-    const filter = await this.segments.filterOf(accountId, segmentId);
-    return filter === undefined ? undefined : segmentFilterSql(filter);
   }
 
   /** The CSV text, one page of subscribers at a time, as the file store asks for more. */

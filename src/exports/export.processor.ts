@@ -1,14 +1,8 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { Processor } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { parseAccountId } from '../platform/database/account-id';
+import { isLastAttempt, QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
-import { reportRedisError } from '../platform/redis/redis-outage-log';
-import {
-  CAMPAIGN_JOB_LOCK_MS,
-  CAMPAIGN_MAX_STALLED,
-  CAMPAIGN_STALLED_CHECK_MS,
-} from '../platform/settings';
 import { EXPORT_CONCURRENCY } from './exports.settings';
 import { ExportJob } from './export-queue';
 import { ExportRunner } from './export-runner';
@@ -17,22 +11,10 @@ import { ExportRunner } from './export-runner';
  * Runs export jobs. A worker that dies mid-export loses its job lock; BullMQ hands the job to
  * another worker within about 20 s, which writes the file again from the first row.
  */
-@Processor(QUEUES.subscriberExport, {
-  concurrency: EXPORT_CONCURRENCY,
-  lockDuration: CAMPAIGN_JOB_LOCK_MS,
-  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
-  maxStalledCount: CAMPAIGN_MAX_STALLED,
-})
-export class ExportProcessor extends WorkerHost {
-  private readonly logger = new Logger(ExportProcessor.name);
-
+@Processor(QUEUES.subscriberExport, workerOptions(EXPORT_CONCURRENCY))
+export class ExportProcessor extends QueueProcessor {
   constructor(private readonly runner: ExportRunner) {
-    super();
-  }
-
-  @OnWorkerEvent('error')
-  onError(error: Error): void {
-    reportRedisError('the export worker', error);
+    super('the export worker');
   }
 
   async process(job: Job<ExportJob>): Promise<void> {
@@ -40,11 +22,10 @@ export class ExportProcessor extends WorkerHost {
     try {
       await this.runner.run(accountId, job.data.exportId);
     } catch (error) {
-      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       this.logger.error(
         `export ${job.data.exportId} attempt ${job.attemptsMade + 1} failed: ${String(error)}`,
       );
-      if (last) {
+      if (isLastAttempt(job)) {
         await this.runner.giveUp(accountId, job.data.exportId);
       }
       throw error;

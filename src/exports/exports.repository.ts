@@ -68,7 +68,7 @@ export class ExportsRepository {
   }
 
   /** Expires exports past their time (across accounts); returns the files to delete. */
-  async expireDue(
+  async expireDueAcrossAccounts(
     client: PgClient,
     limit: number,
   ): Promise<{ accountId: AccountId; fileId: string | null }[]> {
@@ -94,7 +94,7 @@ export class ExportsRepository {
     return rows.flatMap((row) => (row.fileId ? [row.fileId] : []));
   }
 
-  async stalled(
+  async stalledAcrossAccounts(
     idleSeconds: number,
     limit: number,
   ): Promise<{ id: string; accountId: AccountId }[]> {

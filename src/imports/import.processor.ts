@@ -1,14 +1,8 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { Processor } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { parseAccountId } from '../platform/database/account-id';
+import { isLastAttempt, QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
-import { reportRedisError } from '../platform/redis/redis-outage-log';
-import {
-  CAMPAIGN_JOB_LOCK_MS,
-  CAMPAIGN_MAX_STALLED,
-  CAMPAIGN_STALLED_CHECK_MS,
-} from '../platform/settings';
 import { IMPORT_CONCURRENCY } from './imports.settings';
 import { ImportJob } from './import-queue';
 import { ImportRunner } from './import-runner';
@@ -19,22 +13,10 @@ import { ImportRunner } from './import-runner';
  * the import's checkpoint. Job locks and stall checks are the campaign workers', for the same
  * reasons (docs/decisions.md).
  */
-@Processor(QUEUES.subscriberImport, {
-  concurrency: IMPORT_CONCURRENCY,
-  lockDuration: CAMPAIGN_JOB_LOCK_MS,
-  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
-  maxStalledCount: CAMPAIGN_MAX_STALLED,
-})
-export class ImportProcessor extends WorkerHost {
-  private readonly logger = new Logger(ImportProcessor.name);
-
+@Processor(QUEUES.subscriberImport, workerOptions(IMPORT_CONCURRENCY))
+export class ImportProcessor extends QueueProcessor {
   constructor(private readonly runner: ImportRunner) {
-    super();
-  }
-
-  @OnWorkerEvent('error')
-  onError(error: Error): void {
-    reportRedisError('the import worker', error);
+    super('the import worker');
   }
 
   async process(job: Job<ImportJob>): Promise<void> {
@@ -42,11 +24,10 @@ export class ImportProcessor extends WorkerHost {
     try {
       await this.runner.run(accountId, job.data.importId);
     } catch (error) {
-      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       this.logger.error(
         `import ${job.data.importId} attempt ${job.attemptsMade + 1} failed: ${String(error)}`,
       );
-      if (last) {
+      if (isLastAttempt(job)) {
         await this.runner.giveUp(
           accountId,
           job.data.importId,

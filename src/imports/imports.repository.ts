@@ -150,7 +150,7 @@ export class ImportsRepository {
   }
 
   /** Queued or running imports idle for `idleSeconds`, across accounts (the watchdog). */
-  async stalled(
+  async stalledAcrossAccounts(
     idleSeconds: number,
     limit: number,
   ): Promise<{ id: string; accountId: AccountId }[]> {

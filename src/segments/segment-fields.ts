@@ -1,5 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
+import { PROFILE_FIELDS } from '../subscribers/subscriber-fields';
 
 /** How a subscriber field compares: plain text, a text array, a point in time, or a JSON value. */
 export type FieldType = 'text' | 'list' | 'date' | 'custom';
@@ -46,23 +47,12 @@ const column = (name: string, type: ColumnField['type']): ColumnField => ({
 export const SUBSCRIBER_FIELDS: ReadonlyMap<string, ColumnField> = new Map([
   // Emails are unique case-insensitively, so they are matched the same way.
   ['email', { type: 'text', column: Prisma.raw('s.email_normalized'), normalize: normalizeEmail }],
-  ['first_name', column('first_name', 'text')],
-  ['last_name', column('last_name', 'text')],
-  ['phone', column('phone', 'text')],
-  ['address1', column('address1', 'text')],
-  ['address2', column('address2', 'text')],
-  ['city', column('city', 'text')],
-  ['state', column('state', 'text')],
-  ['zip', column('zip', 'text')],
-  ['country_code', column('country_code', 'text')],
-  ['gender', column('gender', 'text')],
-  ['income_level', column('income_level', 'text')],
-  ['membership_status', column('membership_status', 'text')],
-  ['status', column('status', 'text')],
-  ['timezone', column('timezone', 'text')],
-  ['tags', column('tags', 'list')],
-  ['interests', column('interests', 'list')],
-  ['birthdate', column('birthdate', 'date')],
+  // The profile fields, text first, then lists and dates, as the table names them.
+  ...(['text', 'list', 'date'] as const).flatMap((type) =>
+    PROFILE_FIELDS.filter((field) => field.kind === type).map(
+      (field) => [field.name, column(field.name, type)] as [string, ColumnField],
+    ),
+  ),
   ['created_at', column('created_at', 'date')],
   ['updated_at', column('updated_at', 'date')],
   ['last_sent_at', column('last_sent_at', 'date')],

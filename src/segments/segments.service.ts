@@ -9,6 +9,7 @@ import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
 import { CreateSegmentDto, UpdateSegmentDto } from './segment.dto';
 import { parseSegmentFilter, SegmentFilter } from './segment-filter';
+import { segmentFilterSql } from './segment-filter-sql';
 import {
   presentSegment,
   presentSegmentWithCount,
@@ -26,13 +27,7 @@ export class SegmentsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SegmentResponse>> {
-    return this.paginator.page(
-      caller.accountId,
-      'segments',
-      query,
-      (page) => this.segments.listPage(caller.accountId, page),
-      presentSegment,
-    );
+    return this.paginator.list(caller.accountId, 'segments', query, this.segments, presentSegment);
   }
 
   async get(caller: Principal, id: string): Promise<SegmentWithCountResponse> {
@@ -122,6 +117,19 @@ export class SegmentsService {
   async filterOf(accountId: AccountId, id: string): Promise<SegmentFilter | undefined> {
     const row = isUuid(id) ? await this.segments.findById(accountId, id) : null;
     return row ? parseSegmentFilter(row.filter) : undefined;
+  }
+
+  /**
+   * Who a campaign or an export addresses, as one predicate over `subscribers s`: everyone
+   * without a segment, the segment's filter with one; undefined when the segment is gone.
+   */
+  async audienceSql(
+    accountId: AccountId,
+    segmentId: string | null,
+  ): Promise<Prisma.Sql | undefined> {
+    if (!segmentId) return Prisma.sql`TRUE`;
+    const filter = await this.filterOf(accountId, segmentId);
+    return filter === undefined ? undefined : segmentFilterSql(filter);
   }
 
   private async withCount(accountId: AccountId, row: Segment): Promise<SegmentWithCountResponse> {

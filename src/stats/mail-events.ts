@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import type { AccountId } from '../platform/database/account-id';
-import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import type { SqlRunner } from '../platform/database/sql-runner';
 import { messageIdHeader } from '../platform/mail/mail-transport';
 import { OutboundEvent, WebhookEventType } from '../webhooks/webhook-event-types';
@@ -120,7 +120,12 @@ export class MailEvents implements OnModuleInit {
    * as record() counts the `sent`, `delivered` and `bounced` events they make. Their webhook
    * events then go out with publishCounted, in the statement's transaction.
    */
-  addSendCounts(statement: ComposedStatement, accountId: AccountId, at: Date, sends: string) {
+  addSendCounts(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    at: Date,
+    sends: Relation<'delivered' | 'hard_bounce' | 'soft_bounce'>,
+  ) {
     this.stats.addSendCounts(statement, accountId, utcDay(at), sends);
   }
 

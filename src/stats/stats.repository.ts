@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { AccountId } from '../platform/database/account-id';
-import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import { PrismaService } from '../platform/database/prisma.service';
 import { runSql, SqlRunner } from '../platform/database/sql-runner';
 import * as sql from './stats.sql';
@@ -68,9 +68,18 @@ export class StatsRepository {
   }
 
   /** Adds the days' part of a campaign's outcome write to `statement` (see countSendsPart). */
-  addSendCounts(statement: ComposedStatement, accountId: AccountId, day: string, sends: string) {
+  addSendCounts(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    day: string,
+    sends: Relation<'delivered' | 'hard_bounce' | 'soft_bounce'>,
+  ) {
     statement.with(
-      sql.countSendsPart({ account: statement.param(accountId), day: statement.param(day), sends }),
+      sql.countSendsPart({
+        account: statement.param(accountId),
+        day: statement.param(day),
+        sends: sends.name,
+      }),
     );
   }
 

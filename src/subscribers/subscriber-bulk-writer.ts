@@ -8,6 +8,7 @@ import type { AccountId } from '../platform/database/account-id';
 import type { PgClient } from '../platform/database/db';
 import type { ErrorDetail } from '../platform/errors/api-errors';
 import { SuppressionList } from '../suppression/suppression-list';
+import { emptyProfile } from './subscriber-fields';
 import { toColumns } from './subscriber-columns';
 import { CreateSubscriberDto } from './subscriber.dto';
 import { mergedOverLimit } from './subscriber-merged-limits';
@@ -200,25 +201,7 @@ function newProfile(id: string, email: string, body: CreateSubscriberDto): Profi
     id,
     email: body.email.trim(),
     emailNormalized: email,
-    firstName: null,
-    lastName: null,
-    phone: null,
-    address1: null,
-    address2: null,
-    city: null,
-    state: null,
-    zip: null,
-    countryCode: null,
-    birthdate: null,
-    gender: null,
-    incomeLevel: null,
-    membershipStatus: null,
-    status: 'subscribed',
-    timezone: null,
-    interests: [],
-    tags: [],
-    customFields: {},
-    socialMedia: [],
+    ...emptyProfile(),
     importedStats: {},
   };
   Object.assign(row, toColumns(body));

@@ -1,26 +1,9 @@
 import { Prisma } from '../generated/prisma/client';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { SubscriberProfileDto } from './subscriber.dto';
+import { TEXT_FIELDS } from './subscriber-fields';
 
 type Columns = Prisma.SubscriberUncheckedUpdateInput;
-
-/** Text fields and their columns. */
-const TEXT_COLUMNS: readonly (readonly [keyof SubscriberProfileDto, keyof Columns])[] = [
-  ['first_name', 'firstName'],
-  ['last_name', 'lastName'],
-  ['phone', 'phone'],
-  ['address1', 'address1'],
-  ['address2', 'address2'],
-  ['city', 'city'],
-  ['state', 'state'],
-  ['zip', 'zip'],
-  ['country_code', 'countryCode'],
-  ['gender', 'gender'],
-  ['income_level', 'incomeLevel'],
-  ['membership_status', 'membershipStatus'],
-  ['timezone', 'timezone'],
-  ['status', 'status'],
-];
 
 /**
  * Turns the fields a client sent into column values. Absent fields are left alone; `null`
@@ -36,8 +19,9 @@ export function toColumns(
     columns.email = body.email.trim();
     columns.emailNormalized = normalizeEmail(body.email);
   }
-  for (const [field, column] of TEXT_COLUMNS) {
-    if (body[field] !== undefined) (columns as Record<string, unknown>)[column] = body[field];
+  for (const { name, prop } of TEXT_FIELDS) {
+    const value = body[name as keyof SubscriberProfileDto];
+    if (value !== undefined) (columns as Record<string, unknown>)[prop] = value;
   }
   if (body.birthdate !== undefined) {
     columns.birthdate = body.birthdate === null ? null : new Date(body.birthdate);

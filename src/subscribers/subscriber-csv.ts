@@ -1,5 +1,6 @@
 import type { Subscriber } from '../generated/prisma/client';
 import { restoreCell } from '../platform/csv/formula-cells';
+import { PROFILE_FIELDS, ProfileField } from './subscriber-fields';
 
 /**
  * How subscribers look in CSV, both ways: which column is which field when a file is
@@ -7,33 +8,23 @@ import { restoreCell } from '../platform/csv/formula-cells';
  * import reads the file back unchanged.
  */
 
+/** The profile fields that are one column each (custom fields are a column per key). */
+const CSV_PROFILE_FIELDS = PROFILE_FIELDS.filter(
+  (field): field is Exclude<(typeof PROFILE_FIELDS)[number], { kind: 'custom' }> =>
+    field.kind !== 'custom',
+);
+
+export type CsvField =
+  'id' | 'email' | (typeof CSV_PROFILE_FIELDS)[number]['name'] | 'created_at' | 'updated_at';
+
 /** The subscriber fields a column can hold, in the order an export writes them. */
-export const CSV_FIELDS = [
+export const CSV_FIELDS: readonly CsvField[] = [
   'id',
   'email',
-  'first_name',
-  'last_name',
-  'phone',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'zip',
-  'country_code',
-  'birthdate',
-  'gender',
-  'income_level',
-  'membership_status',
-  'status',
-  'timezone',
-  'interests',
-  'tags',
-  'social_media',
+  ...CSV_PROFILE_FIELDS.map((field) => field.name),
   'created_at',
   'updated_at',
-] as const;
-
-export type CsvField = (typeof CSV_FIELDS)[number];
+];
 
 /** A column's target: a field, a key of custom_fields (`custom_fields.<key>`), or null (skipped). */
 export type ColumnTarget = CsvField | `custom_fields.${string}` | null;
@@ -44,6 +35,9 @@ export interface CsvColumn {
 }
 
 export const CUSTOM_PREFIX = 'custom_fields.';
+const KIND_OF: ReadonlyMap<string, ProfileField['kind']> = new Map(
+  PROFILE_FIELDS.map((field) => [field.name, field.kind]),
+);
 const MAX_KEY_LENGTH = 255;
 
 /** Headers other tools write for the same fields (compared in the form `normalizeHeader` gives). */
@@ -215,9 +209,9 @@ export function recordToBody(record: string[], columns: CsvColumn[]): Record<str
     if (target.startsWith(CUSTOM_PREFIX)) {
       custom ??= {};
       custom[target.slice(CUSTOM_PREFIX.length)] = parseCustomCell(cell);
-    } else if (target === 'interests' || target === 'tags') {
+    } else if (KIND_OF.get(target) === 'list') {
       body[target] = parseList(cell);
-    } else if (target === 'social_media') {
+    } else if (KIND_OF.get(target) === 'social') {
       body[target] = parseJsonOr(cell);
     } else {
       body[target] = cell;
@@ -254,32 +248,27 @@ export function formatCustomCell(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** A profile field's cell, in the form recordToBody reads back. */
+function profileCell(field: ProfileField, row: Subscriber): string {
+  const value = row[field.prop];
+  switch (field.kind) {
+    case 'text':
+      return (value as string | null) ?? '';
+    case 'date':
+      return value ? new Date(value as Date).toISOString() : '';
+    case 'list':
+      return formatList(value as string[]);
+    default:
+      return Array.isArray(value) && value.length > 0 ? JSON.stringify(value) : '';
+  }
+}
+
 /** The cells of one subscriber for an export's header (fields, then these custom keys). */
 export function subscriberCells(row: Subscriber, customKeys: string[]): string[] {
-  const text = (value: string | null) => value ?? '';
   const cells = [
     row.id,
     row.email,
-    text(row.firstName),
-    text(row.lastName),
-    text(row.phone),
-    text(row.address1),
-    text(row.address2),
-    text(row.city),
-    text(row.state),
-    text(row.zip),
-    text(row.countryCode),
-    row.birthdate ? new Date(row.birthdate).toISOString() : '',
-    text(row.gender),
-    text(row.incomeLevel),
-    text(row.membershipStatus),
-    row.status,
-    text(row.timezone),
-    formatList(row.interests),
-    formatList(row.tags),
-    Array.isArray(row.socialMedia) && row.socialMedia.length > 0
-      ? JSON.stringify(row.socialMedia)
-      : '',
+    ...CSV_PROFILE_FIELDS.map((field) => profileCell(field, row)),
     new Date(row.createdAt).toISOString(),
     new Date(row.updatedAt).toISOString(),
   ];

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { FeedbackKind } from '../message-refs/feedback-report';
 import type { AccountId } from '../platform/database/account-id';
-import type { ComposedStatement } from '../platform/database/composed-statement';
+import {
+  type ComposedStatement,
+  relation,
+  type Relation,
+} from '../platform/database/composed-statement';
 import { SOFT_BOUNCE_LIMIT, SuppressionReason } from '../suppression/suppression-reason';
 import type { Db } from '../platform/database/db';
 import * as sql from './subscribers.sql';
@@ -11,6 +15,12 @@ export interface FeedbackEffect {
   suppress: SuppressionReason | undefined;
   emailNormalized: string;
 }
+
+/** The messages of an outcome write that the recipients' part counts. */
+export type CampaignSends = Relation<'subscriber_id' | 'delivered' | 'hard_bounce' | 'soft_bounce'>;
+/** What the recipients' part names: each address counted, and whether to suppress it now. */
+export type CountedAddresses = Relation<'email_normalized' | 'suppress'>;
+const COUNTED: CountedAddresses = relation('counted');
 
 /**
  * The only writer of subscriber statistics: the stat_* counters, last_*_at, and the
@@ -25,8 +35,15 @@ export class SubscriberStatisticsRepository {
    * relation `sends` is counted on its subscriber (see countCampaignSendsPart), naming
    * `counted`, the addresses counted and whether each must now be suppressed.
    */
-  addCampaignSends(statement: ComposedStatement, accountId: AccountId, sends: string): void {
-    statement.with(sql.countCampaignSendsPart({ account: statement.param(accountId), sends }));
+  addCampaignSends(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    sends: CampaignSends,
+  ): CountedAddresses {
+    statement.with(
+      sql.countCampaignSendsPart({ account: statement.param(accountId), sends: sends.name }),
+    );
+    return COUNTED;
   }
 
   /** A transactional message delivered to this address, if a subscriber has it. */

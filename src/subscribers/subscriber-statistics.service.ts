@@ -4,7 +4,12 @@ import type { AccountId } from '../platform/database/account-id';
 import type { ComposedStatement } from '../platform/database/composed-statement';
 import type { Db } from '../platform/database/db';
 import type { EngagementKind } from './subscribers.sql';
-import { FeedbackEffect, SubscriberStatisticsRepository } from './subscriber-statistics.repository';
+import {
+  CampaignSends,
+  CountedAddresses,
+  FeedbackEffect,
+  SubscriberStatisticsRepository,
+} from './subscriber-statistics.repository';
 
 export type { FeedbackEffect } from './subscriber-statistics.repository';
 
@@ -24,8 +29,12 @@ export class SubscriberStatistics {
    * row, marks the subscriber bounced. Names `counted`: (email_normalized, suppress), the
    * addresses to suppress.
    */
-  addCampaignSends(statement: ComposedStatement, accountId: AccountId, sends: string): void {
-    this.statistics.addCampaignSends(statement, accountId, sends);
+  addCampaignSends(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    sends: CampaignSends,
+  ): CountedAddresses {
+    return this.statistics.addCampaignSends(statement, accountId, sends);
   }
 
   /**

@@ -1,8 +1,10 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { CalendarDate } from '../platform/validation/calendar-date.decorator';
 import { EmailAddress } from '../platform/validation/email-address.decorator';
 import { JsonObject } from '../platform/validation/json-object.decorator';
+import { ProfileFieldName, textField } from './subscriber-fields';
 import {
   ArrayMaxSize,
   IsArray,
@@ -22,6 +24,16 @@ export const CUSTOM_FIELDS = { maxKeys: 100, maxBytes: 16 * 1024 };
 // Not named by the limits of custom fields, but stored and listed the same way.
 export const STATISTICS = { maxKeys: 100, maxBytes: 16 * 1024 };
 const present = (_: object, value: unknown) => value !== undefined;
+
+/** A free-text profile field as the table says: optional, null clears it, at most its length. */
+function ProfileText(name: ProfileFieldName, extra: { example?: string } = {}) {
+  return applyDecorators(
+    ApiPropertyOptional({ type: String, nullable: true, ...extra }),
+    IsOptional(),
+    IsString(),
+    MaxLength(textField(name).maxLength),
+  );
+}
 
 export class SocialMediaDto {
   @ApiProperty({ example: 'twitter' })
@@ -49,58 +61,31 @@ export class SubscriberProfileDto {
   @MaxLength(TEXT)
   id?: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TEXT)
+  @ProfileText('first_name')
   first_name?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TEXT)
+  @ProfileText('last_name')
   last_name?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(50)
+  @ProfileText('phone')
   phone?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TEXT)
+  @ProfileText('address1')
   address1?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TEXT)
+  @ProfileText('address2')
   address2?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TEXT)
+  @ProfileText('city')
   city?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TEXT)
+  @ProfileText('state')
   state?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(32)
+  @ProfileText('zip')
   zip?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'GB' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(8)
+  @ProfileText('country_code', { example: 'GB' })
   country_code?: string | null;
 
   @ApiPropertyOptional({
@@ -112,22 +97,13 @@ export class SubscriberProfileDto {
   @CalendarDate({ from: '1900-01-01', until: 'today' })
   birthdate?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(50)
+  @ProfileText('gender')
   gender?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(50)
+  @ProfileText('income_level')
   income_level?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(50)
+  @ProfileText('membership_status')
   membership_status?: string | null;
 
   @ApiPropertyOptional({
@@ -137,13 +113,10 @@ export class SubscriberProfileDto {
   @ValidateIf(present)
   @IsString()
   @IsNotEmpty()
-  @MaxLength(50)
+  @MaxLength(textField('status').maxLength)
   status?: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'Europe/London' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
+  @ProfileText('timezone', { example: 'Europe/London' })
   timezone?: string | null;
 
   @ApiPropertyOptional({ type: [String], nullable: true })

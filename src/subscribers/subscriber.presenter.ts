@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Subscriber } from '../generated/prisma/client';
 import { SocialMediaDto } from './subscriber.dto';
+import { PROFILE_FIELDS, ProfileField, ProfileFieldName } from './subscriber-fields';
 
 export class SubscriberStatisticsDto {
   @ApiProperty({ type: 'integer' }) sent!: number;
@@ -50,29 +51,20 @@ export class SubscriberPage {
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+type ProfileValues = Pick<SubscriberResponse, ProfileFieldName>;
+
+/** A profile field as the API shows it: dates as ISO text, the rest as stored. */
+function presentField(field: ProfileField, row: Subscriber): unknown {
+  return field.kind === 'date' ? iso(row[field.prop] as Date | null) : row[field.prop];
+}
+
 export function presentSubscriber(row: Subscriber): SubscriberResponse {
   return {
     id: row.id,
     email: row.email,
-    first_name: row.firstName,
-    last_name: row.lastName,
-    phone: row.phone,
-    address1: row.address1,
-    address2: row.address2,
-    city: row.city,
-    state: row.state,
-    zip: row.zip,
-    country_code: row.countryCode,
-    birthdate: iso(row.birthdate),
-    gender: row.gender,
-    income_level: row.incomeLevel,
-    membership_status: row.membershipStatus,
-    status: row.status,
-    timezone: row.timezone,
-    interests: row.interests,
-    tags: row.tags,
-    custom_fields: row.customFields as object,
-    social_media: row.socialMedia as unknown as SocialMediaDto[],
+    ...(Object.fromEntries(
+      PROFILE_FIELDS.map((field) => [field.name, presentField(field, row)]),
+    ) as ProfileValues),
     statistics: {
       sent: row.statSent,
       delivered: row.statDelivered,

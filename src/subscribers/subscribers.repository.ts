@@ -6,6 +6,7 @@ import type { Db, PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { PageRequest } from '../platform/pagination/page-request';
+import { ProfileFieldProp } from './subscriber-fields';
 import * as sql from './subscribers.sql';
 
 /**
@@ -201,29 +202,7 @@ export class SubscribersRepository {
  */
 export type ProfileRow = Pick<
   Subscriber,
-  | 'id'
-  | 'email'
-  | 'emailNormalized'
-  | 'firstName'
-  | 'lastName'
-  | 'phone'
-  | 'address1'
-  | 'address2'
-  | 'city'
-  | 'state'
-  | 'zip'
-  | 'countryCode'
-  | 'birthdate'
-  | 'gender'
-  | 'incomeLevel'
-  | 'membershipStatus'
-  | 'status'
-  | 'timezone'
-  | 'interests'
-  | 'tags'
-  | 'customFields'
-  | 'socialMedia'
-  | 'importedStats'
+  'id' | 'email' | 'emailNormalized' | ProfileFieldProp | 'importedStats'
 >;
 
 /** Rows as the JSON array jsonb_to_recordset reads: snake_case columns. */

@@ -54,11 +54,11 @@ export class SubscribersService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
-    return this.paginator.page(
+    return this.paginator.list(
       caller.accountId,
       'subscribers',
       query,
-      (page) => this.subscribers.listPage(caller.accountId, page),
+      this.subscribers,
       presentSubscriber,
     );
   }

@@ -2,37 +2,24 @@ import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
 import type { FeedbackKind } from '../message-refs/feedback-report';
 import { SOFT_BOUNCE_LIMIT } from '../suppression/suppression-reason';
+import { PROFILE_FIELDS, ProfileField } from './subscriber-fields';
 
 // Every raw statement over the subscribers table. Only the subscribers module's repositories
 // run them: SubscribersRepository (rows and profiles) and SubscriberStatisticsRepository
 // (what happened to the mail sent to them). Profile writes go through Prisma's model API in
 // SubscribersRepository.
 
+function camel(column: string): string {
+  return column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
 /** Every column of `subscribers`, aliased to the field names of Prisma's Subscriber type. */
-const COLUMNS = [
+export const ROW_COLUMNS = [
   'id',
   'account_id',
   'email',
   'email_normalized',
-  'first_name',
-  'last_name',
-  'phone',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'zip',
-  'country_code',
-  'birthdate',
-  'gender',
-  'income_level',
-  'membership_status',
-  'status',
-  'timezone',
-  'interests',
-  'tags',
-  'custom_fields',
-  'social_media',
+  ...PROFILE_FIELDS.map((field) => field.name),
   'imported_stats',
   'stat_sent',
   'stat_delivered',
@@ -44,17 +31,15 @@ const COLUMNS = [
   'last_sent_at',
   'last_open_at',
   'last_click_at',
+  'soft_bounce_streak',
   'created_at',
   'updated_at',
 ]
-  .map(
-    (column) =>
-      `${column} AS "${column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}"`,
-  )
+  .map((column) => `${column} AS "${camel(column)}"`)
   .join(', ');
 
 /** One keyset page, newest first. $1 account, $2 last id of the previous page or null, $3 limit. */
-export const LIST_PAGE = `SELECT ${COLUMNS} FROM subscribers
+export const LIST_PAGE = `SELECT ${ROW_COLUMNS} FROM subscribers
   WHERE account_id = $1 AND ($2::uuid IS NULL OR id < $2::uuid)
   ORDER BY id DESC LIMIT $3`;
 
@@ -194,34 +179,25 @@ export const applyFeedback = (accountId: AccountId, id: string, kind: FeedbackKi
 
 // ---- bulk writes (batch upsert, CSV import): pg text on a PgPool transaction ----------------
 
+/** How each kind of profile field is typed for jsonb_to_recordset and COPY. */
+const PG_TYPES = {
+  text: 'text',
+  date: 'timestamptz',
+  list: 'text[]',
+  custom: 'jsonb',
+  social: 'jsonb',
+} as const satisfies Record<ProfileField['kind'], string>;
+export type PgType = (typeof PG_TYPES)[ProfileField['kind']];
+
 /** The profile columns a bulk write sets, with their types for jsonb_to_recordset and COPY. */
-export const PROFILE = [
+export const PROFILE: readonly (readonly [string, PgType])[] = [
   ['email', 'text'],
   ['email_normalized', 'text'],
-  ['first_name', 'text'],
-  ['last_name', 'text'],
-  ['phone', 'text'],
-  ['address1', 'text'],
-  ['address2', 'text'],
-  ['city', 'text'],
-  ['state', 'text'],
-  ['zip', 'text'],
-  ['country_code', 'text'],
-  ['birthdate', 'timestamptz'],
-  ['gender', 'text'],
-  ['income_level', 'text'],
-  ['membership_status', 'text'],
-  ['status', 'text'],
-  ['timezone', 'text'],
-  ['interests', 'text[]'],
-  ['tags', 'text[]'],
-  ['custom_fields', 'jsonb'],
-  ['social_media', 'jsonb'],
+  ...PROFILE_FIELDS.map((field) => [field.name, PG_TYPES[field.kind]] as const),
   ['imported_stats', 'jsonb'],
-] as const;
+];
 
 export const PROFILE_COLUMNS: readonly string[] = PROFILE.map(([column]) => column);
-const camel = (column: string) => column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 const RECORD_TYPE = `r(id uuid, ${PROFILE.map(([column, type]) => `${column} ${type}`).join(', ')})`;
 
 /**

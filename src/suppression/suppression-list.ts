@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, Suppression } from '../generated/prisma/client';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
-import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import { SuppressionReason } from './suppression-reason';
 import { SuppressionsRepository } from './suppressions.repository';
@@ -62,7 +62,7 @@ export class SuppressionList {
   addSuppressed(
     statement: ComposedStatement,
     accountId: AccountId,
-    source: string,
+    source: Relation<'email_normalized' | 'suppress'>,
     most: number,
     reason: SuppressionReason,
   ): void {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, Suppression } from '../generated/prisma/client';
 import { newId, newIds } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
-import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, PageRequest } from '../platform/pagination/page-request';
@@ -62,13 +62,13 @@ export class SuppressionsRepository {
   addFrom(
     statement: ComposedStatement,
     accountId: AccountId,
-    source: string,
+    source: Relation<'email_normalized' | 'suppress'>,
     most: number,
     reason: SuppressionReason,
   ): void {
     statement.with(
       sql.addFromPart({
-        source,
+        source: source.name,
         ids: statement.param(newIds(most)),
         account: statement.param(accountId),
         reason: statement.param(reason),

@@ -39,11 +39,11 @@ export class SuppressionsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SuppressionResponse>> {
-    return this.paginator.page(
+    return this.paginator.list(
       caller.accountId,
       'suppressions',
       query,
-      (page) => this.repository.listPage(caller.accountId, page),
+      this.repository,
       presentSuppression,
     );
   }

@@ -34,11 +34,11 @@ export class TemplatesService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<TemplateResponse>> {
-    return this.paginator.page(
+    return this.paginator.list(
       caller.accountId,
       'templates',
       query,
-      (page) => this.templates.listPage(caller.accountId, page),
+      this.templates,
       presentTemplate,
     );
   }

@@ -81,7 +81,7 @@ export class IdempotencyKeysRepository {
   }
 
   /** Deletes up to `limit` expired records across accounts (the sweep); returns how many. */
-  pruneExpired(limit: number): Promise<number> {
+  pruneExpiredAcrossAccounts(limit: number): Promise<number> {
     return this.prisma.$executeRaw(sql.pruneExpiredKeys(limit));
   }
 

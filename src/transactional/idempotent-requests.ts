@@ -29,8 +29,8 @@ export class IdempotencyConflictError extends ConflictError {
 }
 
 /**
- * The Idempotency-Key mechanism of the transactional send, for other endpoints that create
- * something (conversions): the same table, claim and replay rules (SPEC §4). Keys are the
+ * The Idempotency-Key mechanism of every endpoint that creates something (the transactional
+ * send, conversions): one table, one claim and one replay rule (SPEC §4). Keys are the
  * account's, whatever the endpoint: the payload's fingerprint names the endpoint, so a key
  * reused on another endpoint is a 409 like one reused with another payload.
  */
@@ -46,7 +46,8 @@ export class IdempotentRequests {
   /**
    * Without a key: `work` runs. With one: the first request claims it and runs `work`, which
    * must call `complete` inside the transaction that stores what it created; a repeat with
-   * the same payload replays that answer; anything else is a 409.
+   * the same payload replays that answer; anything else is a 409, `conflict()` (an endpoint
+   * with other 409 causes answers them all alike).
    */
   async run(
     accountId: AccountId,
@@ -55,6 +56,7 @@ export class IdempotentRequests {
     payload: unknown,
     token: string,
     work: (complete: (tx: Db, response: AnyResponse) => Promise<void>) => Promise<AnyResponse>,
+    conflict: () => ConflictError = () => new IdempotencyConflictError(),
   ): Promise<IdempotentOutcome> {
     if (key === undefined) {
       const response = await work(() => Promise.resolve());
@@ -64,18 +66,19 @@ export class IdempotentRequests {
     const claim = await this.keys.claim(accountId, key, fingerprint, token);
     if (!claim.claimed) {
       const response = claim.held?.fingerprint === fingerprint ? claim.held.response : undefined;
-      if (!response) throw new IdempotencyConflictError();
+      if (!response) throw conflict();
       return { status: response.status, body: response.body, replayed: true };
     }
     try {
       const response = await work(async (tx, stored) => {
         if (!(await this.keys.complete(accountId, key, token, stored as StoredResponse, tx))) {
           // Our claim lapsed and another request took the key over: it answers for the key.
-          throw new IdempotencyConflictError();
+          throw conflict();
         }
       });
       return { ...response, replayed: false };
     } catch (error) {
+      // A request that failed leaves nothing behind: the client may retry with the same key.
       await this.keys.release(accountId, key, token).catch((e: unknown) => {
         this.logger.warn({ err: e }, 'could not release an idempotency key; its lease will');
       });

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AccountId } from '../platform/database/account-id';
+import { RenewedLease } from '../platform/timing/renewed-lease';
 import {
   TRANSACTIONAL_CLAIM_LEASE_MS,
   TRANSACTIONAL_LEASE_MARGIN_MS,
@@ -10,6 +11,12 @@ import {
   TransactionalMessagesRepository,
 } from './transactional-messages.repository';
 
+const TERMS = {
+  leaseMs: TRANSACTIONAL_CLAIM_LEASE_MS,
+  renewEveryMs: TRANSACTIONAL_LEASE_RENEW_MS,
+  marginMs: TRANSACTIONAL_LEASE_MARGIN_MS,
+};
+
 /**
  * A worker's claim on one message, its lease renewed in the background from the claim until
  * the outcome is written, however long the SMTP exchange takes. The worker asks `holds` right
@@ -19,21 +26,25 @@ import {
  * database (the claim lapsed and was taken over) ends the claim for good.
  */
 export class TransactionalClaim {
-  private readonly logger = new Logger(TransactionalClaim.name);
-  private validUntil: number;
-  private revoked = false;
-  private ended = false;
-  private renewing: Promise<void> | undefined;
-  private readonly timer: NodeJS.Timeout;
+  private static readonly logger = new Logger(TransactionalClaim.name);
+  private readonly lease: RenewedLease;
 
   private constructor(
     readonly message: ClaimedMessage,
-    private readonly messages: TransactionalMessagesRepository,
+    messages: TransactionalMessagesRepository,
     askedAt: number,
   ) {
-    this.validUntil = askedAt + TRANSACTIONAL_CLAIM_LEASE_MS - TRANSACTIONAL_LEASE_MARGIN_MS;
-    this.timer = setInterval(() => void this.renew(), TRANSACTIONAL_LEASE_RENEW_MS);
-    this.timer.unref();
+    this.lease = new RenewedLease(
+      TERMS,
+      askedAt,
+      () => messages.renewLease(message, TRANSACTIONAL_CLAIM_LEASE_MS),
+      () =>
+        TransactionalClaim.logger.warn(
+          { messageId: message.id },
+          'claim lapsed and was taken over',
+        ),
+      TransactionalClaim.logger,
+    );
   }
 
   /** Claims the message, or undefined when it is not claimable (see the repository). */
@@ -49,41 +60,16 @@ export class TransactionalClaim {
 
   /** Whether the message may be handed to SMTP now. */
   get holds(): boolean {
-    return !this.revoked && Date.now() < this.validUntil;
+    return this.lease.holds;
   }
 
-  /**
-   * `holds`, after one renewal first if the lease is close to its end by now (a slow database
-   * or a long pause): a claim that can still be kept is kept.
-   */
-  async holdsToSend(): Promise<boolean> {
-    if (!this.holds && !this.revoked) await this.renew();
-    return this.holds;
+  /** `holds`, after one renewal first if the lease is close to its end by now. */
+  holdsToSend(): Promise<boolean> {
+    return this.lease.holdsAfterRenewal();
   }
 
   /** Stops renewing: the outcome is written (or the claim given up). */
   end(): void {
-    this.ended = true;
-    clearInterval(this.timer);
-  }
-
-  private renew(): Promise<void> {
-    this.renewing ??= this.renewOnce().finally(() => (this.renewing = undefined));
-    return this.renewing;
-  }
-
-  private async renewOnce(): Promise<void> {
-    if (this.revoked || this.ended) return;
-    const askedAt = Date.now();
-    try {
-      if (await this.messages.renewLease(this.message, TRANSACTIONAL_CLAIM_LEASE_MS)) {
-        this.validUntil = askedAt + TRANSACTIONAL_CLAIM_LEASE_MS - TRANSACTIONAL_LEASE_MARGIN_MS;
-      } else if (!this.ended) {
-        this.revoked = true;
-        this.logger.warn({ messageId: this.message.id }, 'claim lapsed and was taken over');
-      }
-    } catch {
-      // PostgreSQL is away: the lease runs out by itself unless a later renewal gets through.
-    }
+    this.lease.end();
   }
 }

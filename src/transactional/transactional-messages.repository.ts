@@ -166,7 +166,10 @@ export class TransactionalMessagesRepository {
    * than `olderThanMs` whose job may have been lost (a crash between commit and enqueue, a
    * lost Redis). Adding a job is idempotent (jobId = message id).
    */
-  async findStranded(olderThanMs: number, limit: number): Promise<TransactionalMessageId[]> {
+  async findStrandedAcrossAccounts(
+    olderThanMs: number,
+    limit: number,
+  ): Promise<TransactionalMessageId[]> {
     const lapsed = await this.prisma.$queryRaw<{ accountId: string; id: string; status: string }[]>(
       sql.requeueLapsedClaims(limit),
     );

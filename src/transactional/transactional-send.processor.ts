@@ -1,5 +1,5 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Processor } from '@nestjs/bullmq';
+import { Inject } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { VerpAddresses } from '../message-refs/verp-address';
@@ -9,15 +9,9 @@ import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { parseAccountId } from '../platform/database/account-id';
 import { retryTransient } from '../platform/database/retry-transient';
 import { MailDeliveryError, MailTransport, OutgoingMessage } from '../platform/mail/mail-transport';
+import { QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
-import { reportRedisError } from '../platform/redis/redis-outage-log';
-import {
-  CAMPAIGN_JOB_LOCK_MS,
-  CAMPAIGN_MAX_STALLED,
-  CAMPAIGN_STALLED_CHECK_MS,
-  RECORD_ATTEMPTS,
-  RECORD_RETRY_MAX_MS,
-} from '../platform/settings';
+import { RECORD_ATTEMPTS, RECORD_RETRY_MAX_MS } from '../platform/settings';
 import { TRANSACTIONAL_CONCURRENCY } from './transactional.settings';
 import { SuppressionList } from '../suppression/suppression-list';
 import { textFromHtml } from '../templates/template-renderer';
@@ -33,8 +27,6 @@ import { TransactionalJob } from './transactional-queue';
 const MAX_ERROR_LENGTH = 500;
 /** A job waiting for another worker's lease tries just after it ends (clock granularity). */
 const LEASE_TAKEOVER_SLACK_MS = 250;
-/** How long shutdown waits to learn whether Redis answers before forcing the worker closed. */
-const REDIS_PROBE_MS = 1000;
 
 /**
  * Sends one transactional message per job. The job holds only ids; the row, claimed with a
@@ -43,17 +35,10 @@ const REDIS_PROBE_MS = 1000;
  * temporary ones defer it on the row and park the job in BullMQ's delayed set until the next
  * try, with backoff, until the retry horizon (SMTP_RETRY_*) has passed.
  */
-@Processor(QUEUES.transactional, {
-  concurrency: TRANSACTIONAL_CONCURRENCY,
-  // A dead worker's job is noticed within about 20 s (not BullMQ's default 30 to 60 s), to
-  // wait in the delayed set for the claim's lease to end and take the message over then.
-  lockDuration: CAMPAIGN_JOB_LOCK_MS,
-  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
-  maxStalledCount: CAMPAIGN_MAX_STALLED,
-})
-export class TransactionalSendProcessor extends WorkerHost implements OnModuleDestroy {
-  private readonly logger = new Logger(TransactionalSendProcessor.name);
-
+// A dead worker's job is noticed within about 20 s (workerOptions), to wait in the delayed set
+// for the claim's lease to end and take the message over then.
+@Processor(QUEUES.transactional, workerOptions(TRANSACTIONAL_CONCURRENCY))
+export class TransactionalSendProcessor extends QueueProcessor {
   constructor(
     private readonly messages: TransactionalMessagesRepository,
     private readonly outcomes: TransactionalOutcomes,
@@ -63,7 +48,7 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     private readonly suppressions: SuppressionList,
     @Inject(CONFIG) private readonly config: HeraldConfig,
   ) {
-    super();
+    super('the transactional worker');
   }
 
   async process(job: Job<TransactionalJob>, token?: string): Promise<void> {
@@ -79,32 +64,6 @@ export class TransactionalSendProcessor extends WorkerHost implements OnModuleDe
     } finally {
       claim.end();
     }
-  }
-
-  /**
-   * Runs before @nestjs/bullmq's own (graceful) close, which in BullMQ 6 waits forever when
-   * Redis cannot be reached and would hang shutdown. With Redis reachable, close gracefully
-   * (let running sends finish); without it, force: an interrupted job is recovered anyway.
-   */
-  async onModuleDestroy(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), REDIS_PROBE_MS);
-    });
-    const reachable = await Promise.race([
-      this.worker.waitUntilReady().then(
-        () => true,
-        () => false,
-      ),
-      timeout,
-    ]);
-    clearTimeout(timer);
-    await this.worker.close(!reachable);
-  }
-
-  @OnWorkerEvent('error')
-  onError(error: Error): void {
-    reportRedisError('the transactional worker', error);
   }
 
   /**

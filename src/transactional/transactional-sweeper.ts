@@ -1,6 +1,7 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { STRANDED_AFTER_MS, SWEEP_EVERY_MS } from './transactional.settings';
+import { Injectable } from '@nestjs/common';
+import { PeriodicService } from '../platform/timing/periodic-task';
 import { SWEEP_BATCH } from '../platform/settings';
+import { STRANDED_AFTER_MS, SWEEP_EVERY_MS } from './transactional.settings';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { TransactionalQueue } from './transactional-queue';
@@ -14,44 +15,25 @@ import { TransactionalQueue } from './transactional-queue';
  * may sweep at once.
  */
 @Injectable()
-export class TransactionalSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(TransactionalSweeper.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-
+export class TransactionalSweeper extends PeriodicService {
   constructor(
     private readonly messages: TransactionalMessagesRepository,
     private readonly idempotencyKeys: IdempotencyKeysRepository,
     private readonly queue: TransactionalQueue,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), SWEEP_EVERY_MS);
-    this.timer.unref();
+  ) {
+    super('sweep', SWEEP_EVERY_MS);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  protected async pass(): Promise<void> {
+    const { requeued } = await this.sweep();
+    if (requeued > 0) this.logger.log(`re-enqueued ${requeued} stranded message(s)`);
   }
 
   /** One pass; `strandedAfterMs` is shortened by tests. */
   async sweep(strandedAfterMs = STRANDED_AFTER_MS): Promise<{ requeued: number; pruned: number }> {
-    const stranded = await this.messages.findStranded(strandedAfterMs, SWEEP_BATCH);
+    const stranded = await this.messages.findStrandedAcrossAccounts(strandedAfterMs, SWEEP_BATCH);
     await this.queue.enqueue(stranded);
-    const pruned = await this.idempotencyKeys.pruneExpired(SWEEP_BATCH * 10);
+    const pruned = await this.idempotencyKeys.pruneExpiredAcrossAccounts(SWEEP_BATCH * 10);
     return { requeued: stranded.length, pruned };
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.sweep()
-      .then(({ requeued }) => {
-        if (requeued > 0) this.logger.log(`re-enqueued ${requeued} stranded message(s)`);
-      })
-      .catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed'))
-      .finally(() => {
-        this.running = undefined;
-      });
   }
 }

@@ -3,12 +3,10 @@ import { Principal } from '../auth/principal';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { isUuid, newId } from '../platform/crypto/ids';
-import { KeyedHasher } from '../platform/crypto/keyed-hasher';
 import type { Db } from '../platform/database/db';
 import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { EmailErasedError } from '../erasure/erasure-errors';
-import { IdempotencyKeysRepository, StoredResponse } from './idempotency-keys.repository';
-import { payloadFingerprint } from './idempotency-key';
+import { AnyResponse, IdempotentOutcome, IdempotentRequests } from './idempotent-requests';
 import { PreparedContent, TransactionalContent } from './transactional-content';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { SuppressionList } from '../suppression/suppression-list';
@@ -23,11 +21,7 @@ const ENDPOINT = 'POST /v1/transactional/send';
 const ACCEPTED = 202;
 
 /** The outcome of a send call: the response to give, and whether it is a replay. */
-export interface SendOutcome {
-  status: number;
-  body: unknown;
-  replayed: boolean;
-}
+export type SendOutcome = IdempotentOutcome;
 
 /**
  * The three 409 causes of this endpoint (key reused with another payload, first request
@@ -50,11 +44,10 @@ export class TransactionalService {
 
   constructor(
     private readonly messages: TransactionalMessagesRepository,
-    private readonly idempotencyKeys: IdempotencyKeysRepository,
+    private readonly idempotent: IdempotentRequests,
     private readonly content: TransactionalContent,
     private readonly erasureGuard: ErasureGuard,
     private readonly queue: TransactionalQueue,
-    private readonly hasher: KeyedHasher,
     private readonly suppressions: SuppressionList,
     private readonly senderDomains: SenderDomainsService,
     private readonly subscribers: SubscribersService,
@@ -67,43 +60,34 @@ export class TransactionalService {
   }
 
   /**
-   * Without a key: store the message, enqueue it, 202. With a key: claim it first (one
-   * statement); a key held by another request replays its response or is a 409. The message
+   * Without a key: store the message, enqueue it, 202. With a key: IdempotentRequests claims
+   * it first; a key held by another request replays its response or is a 409. The message
    * row and the key's response commit together, so a crash leaves either nothing (the claim's
    * lease runs out and the key is free again) or a queued message that the sweep enqueues.
    */
   async send(caller: Principal, body: SendTransactionalDto, key?: string): Promise<SendOutcome> {
     const messageId = newId();
-    if (key === undefined) return this.accept(caller, body, messageId);
-
-    const fingerprint = payloadFingerprint(this.hasher, ENDPOINT, body);
-    const claim = await this.idempotencyKeys.claim(caller.accountId, key, fingerprint, messageId);
-    if (!claim.claimed) {
-      const response = claim.held?.fingerprint === fingerprint ? claim.held.response : undefined;
-      if (!response) throw new TransactionalConflictError();
-      return { status: response.status, body: response.body, replayed: true };
-    }
-    try {
-      return await this.accept(caller, body, messageId, key);
-    } catch (error) {
-      // A request that failed leaves nothing behind: the client may retry with the same key.
-      await this.idempotencyKeys.release(caller.accountId, key, messageId).catch((e: unknown) => {
-        this.logger.warn({ err: e }, 'could not release an idempotency key; its lease will');
-      });
-      throw error;
-    }
+    return this.idempotent.run(
+      caller.accountId,
+      ENDPOINT,
+      key,
+      body,
+      messageId,
+      (complete) => this.accept(caller, body, messageId, complete),
+      () => new TransactionalConflictError(),
+    );
   }
 
   private async accept(
     caller: Principal,
     body: SendTransactionalDto,
     messageId: string,
-    key?: string,
-  ): Promise<SendOutcome> {
+    complete: (tx: Db, response: AnyResponse) => Promise<void>,
+  ): Promise<AnyResponse> {
     const { accountId } = caller;
     await this.senderDomains.assertCanSendFrom(accountId, body.from);
     const prepared = await this.content.prepare(accountId, body);
-    const response: StoredResponse = {
+    const response = {
       status: ACCEPTED,
       body: { id: messageId, status: 'queued' } satisfies TransactionalAcceptedResponse,
     };
@@ -112,11 +96,7 @@ export class TransactionalService {
         // A bounced, complaining or unsubscribed address is not mailed: 422 on `to`.
         await this.suppressions.assertNotSuppressed(accountId, body.to, 'to', tx);
         await this.store(tx, caller, body, messageId, prepared);
-        if (key !== undefined) {
-          const done = await this.idempotencyKeys.complete(accountId, key, messageId, response, tx);
-          // Our claim lapsed and another request took the key: it answers for the key, not us.
-          if (!done) throw new TransactionalConflictError();
-        }
+        await complete(tx, response);
       });
     } catch (error) {
       // Refused and audited by the guard; answered like the other two causes.
@@ -134,7 +114,7 @@ export class TransactionalService {
         `message ${messageId}: enqueue failed, the sweep will retry it: ${String(error)}`,
       );
     });
-    return { status: response.status, body: response.body, replayed: false };
+    return response;
   }
 
   private async store(

@@ -66,7 +66,7 @@ export class WebhookDeliveriesRepository {
   ) {}
 
   /** Due deliveries of every account (the dispatcher serves them all). */
-  async claimDue(limit: number): Promise<ClaimedDelivery[]> {
+  async claimDueAcrossAccounts(limit: number): Promise<ClaimedDelivery[]> {
     const rows = await runSql<{
       id: string;
       account_id: string;
@@ -205,7 +205,7 @@ export class WebhookDeliveriesRepository {
   }
 
   /** Deletes finished deliveries older than `days` (at most `limit`), across accounts. */
-  async pruneFinished(days: number, limit: number): Promise<number> {
+  async pruneFinishedAcrossAccounts(days: number, limit: number): Promise<number> {
     const result = await this.pool.query(sql.PRUNE_FINISHED, [days, limit]);
     return result.rowCount ?? 0;
   }

@@ -24,6 +24,7 @@ import {
   WEBHOOK_RETENTION_DAYS,
   WEBHOOK_SCHEDULE_MS,
 } from './webhooks.settings';
+import { PeriodicTask } from '../platform/timing/periodic-task';
 import { OutcomeBuffer } from './outcome-buffer';
 import {
   ClaimedDelivery,
@@ -78,8 +79,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private wake: (() => void) | undefined;
   private inFlight = 0;
   private slotFreed: (() => void) | undefined;
-  private pruneTimer: NodeJS.Timeout | undefined;
-  private paceTimer: NodeJS.Timeout | undefined;
+  private readonly pruner = new PeriodicTask(
+    'pruning webhook deliveries',
+    PRUNE_EVERY_MS,
+    () => this.deliveries.pruneFinishedAcrossAccounts(WEBHOOK_RETENTION_DAYS, PRUNE_BATCH),
+    this.logger,
+    'warn',
+  );
+  private readonly pacer = new PeriodicTask(
+    'pacing webhooks',
+    PACE_EVERY_MS,
+    () => this.pace(),
+    this.logger,
+  );
   /** Requests kept in flight now: fewer while campaign mail is being delivered. */
   private window = WEBHOOK_CONCURRENCY;
   private sending = false;
@@ -88,7 +100,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private ready: FirstAttempt[] = [];
   /** Claimed batches with attempts not finished, and how many: their lease is renewed. */
   private readonly held = new Map<string, number>();
-  private renewTimer: NodeJS.Timeout | undefined;
+  private readonly renewer = new PeriodicTask(
+    'renewing webhook batch claims',
+    WEBHOOK_CLAIM_LEASE_MS / 3,
+    () => this.batches.renew([...this.held.keys()]),
+    this.logger,
+    'warn',
+  );
 
   constructor(
     @Inject(CONFIG) config: HeraldConfig,
@@ -112,12 +130,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.running = true;
     this.publisher.signal.on('published', this.onPublished);
     this.loop = this.run();
-    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
-    this.pruneTimer.unref();
-    this.paceTimer = setInterval(() => void this.pace(), PACE_EVERY_MS);
-    this.paceTimer.unref();
-    this.renewTimer = setInterval(() => void this.renew(), WEBHOOK_CLAIM_LEASE_MS / 3);
-    this.renewTimer.unref();
+    this.pruner.start();
+    this.pacer.start();
+    this.renewer.start();
   }
 
   /**
@@ -138,9 +153,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   async onModuleDestroy(): Promise<void> {
     this.running = false;
     this.publisher.signal.off('published', this.onPublished);
-    clearInterval(this.pruneTimer);
-    clearInterval(this.paceTimer);
-    clearInterval(this.renewTimer);
+    // Not waiting for a pace pass: it asks Redis, which may be away.
+    void this.pacer.stop();
+    await Promise.all([this.pruner.stop(), this.renewer.stop()]);
     this.wake?.();
     this.slotFreed?.();
     await this.loop;
@@ -156,7 +171,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       let started = 0;
       if (this.ready.length === 0 && this.room() >= this.claimAtLeast()) {
         try {
-          const due = await this.deliveries.claimDue(Math.max(0, this.room()));
+          const due = await this.deliveries.claimDueAcrossAccounts(Math.max(0, this.room()));
           for (const delivery of due) this.start(() => this.retry(delivery));
           started += due.length;
           // A batch whose endpoints are all disabled or gone starts nothing, yet is progress.
@@ -210,7 +225,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * pending deliveries do.
    */
   private async claimBatches(): Promise<number> {
-    const claimed = await this.batches.claim(WEBHOOK_BATCHES_PER_CLAIM);
+    const claimed = await this.batches.claimAcrossAccounts(WEBHOOK_BATCHES_PER_CLAIM);
     if (claimed.length === 0) return 0;
     const endpointIds = new Set<string>();
     for (const batch of claimed) {
@@ -218,7 +233,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         for (const [, endpointId] of event.deliveries) endpointIds.add(endpointId);
       }
     }
-    const endpoints = await this.batches.endpoints([...endpointIds]);
+    const endpoints = await this.batches.endpointsAcrossAccounts([...endpointIds]);
     const addresses = await this.addressesFor(claimed);
     const secrets = new Map<string, string | Error>();
     const empty: string[] = [];
@@ -344,15 +359,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  /** Keeps the claimed batches this process still works through. */
-  private async renew(): Promise<void> {
-    try {
-      await this.batches.renew([...this.held.keys()]);
-    } catch (error) {
-      this.logger.warn(`renewing webhook batch claims failed: ${String(error)}`);
-    }
-  }
-
   /** Waits for the poll interval, a nudge from the publisher, or a freed slot. */
   private idle(): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -373,14 +379,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     } catch (error) {
       // The claims' lease runs out and those deliveries are attempted again: at least once.
       this.logger.error(`writing webhook results failed: ${String(error)}`);
-    }
-  }
-
-  private async prune(): Promise<void> {
-    try {
-      await this.deliveries.pruneFinished(WEBHOOK_RETENTION_DAYS, PRUNE_BATCH);
-    } catch (error) {
-      this.logger.warn(`pruning webhook deliveries failed: ${String(error)}`);
     }
   }
 }

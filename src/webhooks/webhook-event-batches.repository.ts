@@ -34,7 +34,7 @@ export interface BatchEndpoint {
 export class WebhookEventBatchesRepository {
   constructor(private readonly pool: PgPool) {}
 
-  async claim(limit: number): Promise<ClaimedBatch[]> {
+  async claimAcrossAccounts(limit: number): Promise<ClaimedBatch[]> {
     const rows = await runSql<{
       id: string;
       account_id: string;
@@ -51,7 +51,7 @@ export class WebhookEventBatchesRepository {
     }));
   }
 
-  async endpoints(ids: string[]): Promise<Map<string, BatchEndpoint>> {
+  async endpointsAcrossAccounts(ids: string[]): Promise<Map<string, BatchEndpoint>> {
     const rows = await runSql<{ id: string; url: string; secret_sealed: string; enabled: boolean }>(
       this.pool,
       sql.ENDPOINTS_BY_ID,

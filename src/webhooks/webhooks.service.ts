@@ -43,13 +43,7 @@ export class WebhooksService {
   }
 
   list(caller: Principal, query: ListQuery): Promise<Page<WebhookResponse>> {
-    return this.paginator.page(
-      caller.accountId,
-      'webhooks',
-      query,
-      (page) => this.endpoints.listPage(caller.accountId, page),
-      presentWebhook,
-    );
+    return this.paginator.list(caller.accountId, 'webhooks', query, this.endpoints, presentWebhook);
   }
 
   async get(caller: Principal, id: string): Promise<WebhookResponse> {

@@ -1,3 +1,4 @@
+import { parseAccountId } from '../../src/platform/database/account-id';
 import request from 'supertest';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { ROUTE_SCOPES, Scope, SCOPES } from '../../src/auth/scopes';
@@ -142,7 +143,9 @@ describe('API keys and scopes', () => {
   it('refuses a key at once in the process that revoked it', async () => {
     const { id, key } = await api.key(accountId, ['subscribers:read']);
     await get(key).expect(200);
-    expect(await api.app.get(ApiKeysService).setStatus(id, 'revoked')).toBe(true);
+    expect(
+      await api.app.get(ApiKeysService).setStatus(parseAccountId(accountId), id, 'revoked'),
+    ).toBe(true);
     await get(key).expect(401);
   });
 

@@ -1,3 +1,4 @@
+import { parseAccountId } from '../../src/platform/database/account-id';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsersService } from '../../src/dashboard/people/users.service';
@@ -29,7 +30,9 @@ describe('invitations (SIGNUP=closed)', () => {
     });
     api = await TestApi.start(env, { workers: false });
     accountId = await api.account('Acme');
-    await api.app.get(UsersService).createForAccount(accountId, 'owner@acme.test', PASSWORD);
+    await api.app
+      .get(UsersService)
+      .createForAccount(parseAccountId(accountId), 'owner@acme.test', PASSWORD);
     owner = new DashboardAgent(api);
     expect((await owner.signIn('owner@acme.test')).status).toBe(200);
   });
@@ -221,7 +224,9 @@ describe('invitations without a mail relay', () => {
     const api = await TestApi.start(env, { workers: false });
     try {
       const accountId = await api.account('Solo');
-      await api.app.get(UsersService).createForAccount(accountId, 'solo@acme.test', PASSWORD);
+      await api.app
+        .get(UsersService)
+        .createForAccount(parseAccountId(accountId), 'solo@acme.test', PASSWORD);
       const owner = new DashboardAgent(api);
       expect((await owner.signIn('solo@acme.test')).status).toBe(200);
       const created = await owner.post('/dashboard/api/invitations', { email: 'x@acme.test' });

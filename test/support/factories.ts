@@ -1,3 +1,4 @@
+import { parseAccountId } from '../../src/platform/database/account-id';
 import type { INestApplicationContext } from '@nestjs/common';
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
@@ -45,7 +46,7 @@ export class Factories {
   }
 
   async key(accountId: string, scopes: readonly Scope[] = SCOPES) {
-    return this.app.get(ApiKeysService).create(accountId, 'test key', [...scopes]);
+    return this.app.get(ApiKeysService).create(parseAccountId(accountId), 'test key', [...scopes]);
   }
 
   /** An account and a key with (by default) every scope. */

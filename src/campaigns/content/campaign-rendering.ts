@@ -1,17 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AccountsService } from '../../accounts/accounts.service';
 import { Campaign, Subscriber } from '../../generated/prisma/client';
-import { senderVariables, withOptOut } from './opt-out-footer';
+import { senderVariables } from './opt-out-footer';
 import { HeraldConfig } from '../../platform/config/config';
 import { CONFIG } from '../../platform/config/config.module';
 import type { AccountId } from '../../platform/database/account-id';
-import {
-  compileMessage,
-  MessageContent,
-  subscriberVariables,
-  textFromHtml,
-} from '../../templates/template-renderer';
+import { MessageContent, subscriberVariables } from '../../templates/template-renderer';
 import { TemplatesService } from '../../templates/templates.service';
+import { compileCampaignContent, footerSenderOf } from './campaign-content';
 
 /** A campaign compiled once, rendered for as many people as needed. */
 export interface CampaignRender {
@@ -24,9 +20,8 @@ export interface CampaignRender {
 
 /**
  * A campaign rendered as its recipients will get it, for the preview and test sends: the same
- * content (the template's current one until the send freezes a copy), the same text part made
- * from HTML-only content, the same opt-out footer with the account's name and postal address,
- * and the same renderer. What differs is only what must not act on anyone: no tracking, and
+ * content (the template's current one until the send freezes a copy) through the same recipe
+ * (compileCampaignContent) and footer, and the same renderer. What differs is only what must not act on anyone: no tracking, and
  * unsubscribe links that lead to a page saying they are not valid.
  */
 @Injectable()
@@ -39,16 +34,11 @@ export class CampaignRendering {
 
   /** Throws ValidationFailedError (422) when the content no longer compiles. */
   async compile(accountId: AccountId, campaign: Campaign): Promise<CampaignRender> {
-    const content = await this.content(accountId, campaign);
-    const compiled = await compileMessage(
-      withOptOut({
-        subject: campaign.subject,
-        html: content.html,
-        text: content.text ?? (content.html === null ? null : await textFromHtml(content.html)),
-      }),
+    const compiled = await compileCampaignContent(
+      campaign.subject,
+      await this.content(accountId, campaign),
     );
-    const settings = await this.accounts.settings(accountId);
-    const sender = senderVariables({ name: settings.name, postalAddress: settings.postal_address });
+    const sender = senderVariables(await footerSenderOf(this.accounts, accountId));
     const inert = `${this.config.publicUrl}/unsubscribe/test-message`;
     return {
       renderFor: (person) =>

@@ -130,7 +130,7 @@ export class CampaignsRepository {
    * Scheduled campaigns whose time has come, across accounts (the poller looks after every
    * account's schedule, so this is where account ids come from rather than go to).
    */
-  async dueCampaigns(
+  async dueCampaignsAcrossAccounts(
     limit: number,
   ): Promise<{ accountId: AccountId; id: string; fromAddress: string }[]> {
     const rows = await this.prisma.$queryRaw<
@@ -166,7 +166,7 @@ export class CampaignsRepository {
    * The one query across accounts (the watchdog looks after every account's sends), so it
    * is where account ids come from rather than go to.
    */
-  async stalledCampaigns(
+  async stalledCampaignsAcrossAccounts(
     idleSeconds: number,
     limit: number,
   ): Promise<{ accountId: AccountId; id: string }[]> {
@@ -177,7 +177,9 @@ export class CampaignsRepository {
   }
 
   /** Every sending campaign (up to `limit`), across accounts: see sendingCampaigns. */
-  async sendingCampaigns(limit: number): Promise<{ accountId: AccountId; id: string }[]> {
+  async sendingCampaignsAcrossAccounts(
+    limit: number,
+  ): Promise<{ accountId: AccountId; id: string }[]> {
     const rows = await this.prisma.$queryRaw<{ account_id: string; id: string }[]>(
       sql.sendingCampaigns(limit),
     );

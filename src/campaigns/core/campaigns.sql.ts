@@ -38,7 +38,7 @@ export const startScheduled = (accountId: AccountId, id: string) => Prisma.sql`
    WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid
      AND c.status = 'scheduled' AND c.send_at <= now()`;
 
-/** Scheduled campaigns whose time has come, oldest first: the one query across accounts. */
+/** Scheduled campaigns of every account whose time has come, oldest first (the poller). */
 export const dueCampaigns = (limit: number) => Prisma.sql`
   SELECT account_id::text, id::text, from_address FROM campaigns
    WHERE status = 'scheduled' AND send_at <= now()

@@ -1,14 +1,13 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, Job } from 'bullmq';
 import { AccountsService } from '../../accounts/accounts.service';
 import { SenderDomainsService } from '../../domains/sender-domains.service';
 import { SenderIdentity } from '../../domains/sender-identity';
 import { Campaign, Subscriber } from '../../generated/prisma/client';
-import { FooterSender, withOptOut } from '../content/opt-out-footer';
+import { FooterSender } from '../content/opt-out-footer';
 import { AccountId, parseAccountId } from '../../platform/database/account-id';
-import { isTransientDatabaseError } from '../../platform/database/transient-errors';
+import { retryTransient } from '../../platform/database/retry-transient';
 import { ValidationFailedError } from '../../platform/errors/api-errors';
 import {
   MailDeliveryError,
@@ -17,15 +16,9 @@ import {
   OutgoingMessage,
   withoutAddresses,
 } from '../../platform/mail/mail-transport';
+import { QueueProcessor, workerOptions } from '../../platform/queue/queue-processor';
 import { QUEUES } from '../../platform/queue/queue.module';
-import { reportRedisError } from '../../platform/redis/redis-outage-log';
-import {
-  CAMPAIGN_JOB_LOCK_MS,
-  CAMPAIGN_MAX_STALLED,
-  CAMPAIGN_STALLED_CHECK_MS,
-  RECORD_ATTEMPTS,
-  RECORD_RETRY_MAX_MS,
-} from '../../platform/settings';
+import { RECORD_ATTEMPTS, RECORD_RETRY_MAX_MS } from '../../platform/settings';
 import {
   DELIVERY_CHUNK,
   DELIVERY_CONCURRENCY,
@@ -36,12 +29,11 @@ import { SubscribersService } from '../../subscribers/subscribers.service';
 import { SuppressionList } from '../../suppression/suppression-list';
 import {
   CompiledMessage,
-  compileMessage,
   TemplateRenderError,
-  textFromHtml,
   unrenderable,
 } from '../../templates/template-renderer';
 import { CampaignCompletion } from '../core/campaign-completion';
+import { compileCampaignContent, footerSenderOf } from '../content/campaign-content';
 import { CampaignDeliveryGates } from './campaign-delivery-gate';
 import {
   CampaignDeliveryRunsRepository,
@@ -90,15 +82,8 @@ const WAKE_NOW_MS = 500;
  * small bulk write fenced on the run. Temporary refusals are deferred in the ledger; when the
  * batch's next try lies in the future, the job waits in BullMQ's delayed set until then.
  */
-@Processor(QUEUES.campaignDelivery, {
-  concurrency: DELIVERY_CONCURRENCY,
-  lockDuration: CAMPAIGN_JOB_LOCK_MS,
-  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
-  maxStalledCount: CAMPAIGN_MAX_STALLED,
-})
-export class CampaignDeliveryProcessor extends WorkerHost {
-  private readonly logger = new Logger(CampaignDeliveryProcessor.name);
-
+@Processor(QUEUES.campaignDelivery, workerOptions(DELIVERY_CONCURRENCY))
+export class CampaignDeliveryProcessor extends QueueProcessor {
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
@@ -114,13 +99,7 @@ export class CampaignDeliveryProcessor extends WorkerHost {
     private readonly suppressions: SuppressionList,
     private readonly gates: CampaignDeliveryGates,
   ) {
-    super();
-  }
-
-  /** The worker's own errors (its Redis connections): reported once per interval. */
-  @OnWorkerEvent('error')
-  onError(error: Error): void {
-    reportRedisError('the campaign delivery worker', error);
+    super('the campaign delivery worker');
   }
 
   /** An attempt that failed (a store away, a lapsed lease) is retried; say why, once. */
@@ -188,18 +167,13 @@ export class CampaignDeliveryProcessor extends WorkerHost {
    * leave the campaign sending. One From per campaign: its signing key is looked up once.
    */
   private async prepare(accountId: AccountId, campaign: Campaign): Promise<CampaignContent> {
-    const compiled = await compileMessage(
-      withOptOut({
-        subject: campaign.subject,
-        html: campaign.html,
-        text: campaign.text ?? (campaign.html === null ? null : await textFromHtml(campaign.html)),
-      }),
-    ).catch((error: unknown) => {
-      if (!(error instanceof ValidationFailedError)) throw error;
-      return unrenderable(error);
-    });
-    const settings = await this.accounts.settings(accountId);
-    const footer: FooterSender = { name: settings.name, postalAddress: settings.postal_address };
+    const compiled = await compileCampaignContent(campaign.subject, campaign).catch(
+      (error: unknown) => {
+        if (!(error instanceof ValidationFailedError)) throw error;
+        return unrenderable(error);
+      },
+    );
+    const footer = await footerSenderOf(this.accounts, accountId);
     const sender = await this.senderDomains.signingIdentity(accountId, campaign.fromAddress);
     return { campaign, compiled, footer, sender };
   }
@@ -401,18 +375,13 @@ export class CampaignDeliveryProcessor extends WorkerHost {
    * until it succeeds, the wait doubling up to a few seconds; any other failure is tried a few
    * times, then stops the run.
    */
-  private async recordUntilWritten(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
-    let failures = 0;
-    for (let wait = 100; ; wait = Math.min(wait * 2, RECORD_RETRY_MAX_MS)) {
-      try {
-        await this.outcomes.record(run, outcomes);
-        return;
-      } catch (error) {
-        if (!isTransientDatabaseError(error) && ++failures >= RECORD_ATTEMPTS) throw error;
-        this.logger.warn(`recording outcomes failed, retrying in ${wait} ms: ${String(error)}`);
-        await sleep(wait);
-      }
-    }
+  private recordUntilWritten(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
+    return retryTransient(() => this.outcomes.record(run, outcomes), {
+      attempts: RECORD_ATTEMPTS,
+      maxWaitMs: RECORD_RETRY_MAX_MS,
+      onRetry: (error, waitMs) =>
+        this.logger.warn(`recording outcomes failed, retrying in ${waitMs} ms: ${String(error)}`),
+    });
   }
 }
 

@@ -1,18 +1,11 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { Processor } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { Prisma } from '../../generated/prisma/client';
 import { AccountId, parseAccountId } from '../../platform/database/account-id';
 import { MailTransport } from '../../platform/mail/mail-transport';
+import { QueueProcessor, workerOptions } from '../../platform/queue/queue-processor';
 import { QUEUES } from '../../platform/queue/queue.module';
-import { reportRedisError } from '../../platform/redis/redis-outage-log';
-import {
-  CAMPAIGN_JOB_LOCK_MS,
-  CAMPAIGN_MAX_STALLED,
-  CAMPAIGN_STALLED_CHECK_MS,
-} from '../../platform/settings';
 import { DELIVERY_BATCH, FANOUT_BATCH, FANOUT_CONCURRENCY } from '../core/campaigns.settings';
-import { segmentFilterSql } from '../../segments/segment-filter-sql';
 import { SegmentsService } from '../../segments/segments.service';
 import { CampaignAudienceSnapshot } from './campaign-audience-snapshot';
 import { CampaignCompletion } from '../core/campaign-completion';
@@ -26,15 +19,8 @@ import { CampaignsRepository } from '../core/campaigns.repository';
  * while the rest of the audience is still being read. Resumable at any point: the checkpoint
  * lives on the campaign row and moves in the same transaction as the ledger rows.
  */
-@Processor(QUEUES.campaignFanout, {
-  concurrency: FANOUT_CONCURRENCY,
-  lockDuration: CAMPAIGN_JOB_LOCK_MS,
-  stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
-  maxStalledCount: CAMPAIGN_MAX_STALLED,
-})
-export class CampaignFanoutProcessor extends WorkerHost {
-  private readonly logger = new Logger(CampaignFanoutProcessor.name);
-
+@Processor(QUEUES.campaignFanout, workerOptions(FANOUT_CONCURRENCY))
+export class CampaignFanoutProcessor extends QueueProcessor {
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
@@ -44,13 +30,7 @@ export class CampaignFanoutProcessor extends WorkerHost {
     private readonly completion: CampaignCompletion,
     private readonly transport: MailTransport,
   ) {
-    super();
-  }
-
-  /** The worker's own errors (its Redis connections): reported once per interval. */
-  @OnWorkerEvent('error')
-  onError(error: Error): void {
-    reportRedisError('the campaign fan-out worker', error);
+    super('the campaign fan-out worker');
   }
 
   async process(job: Job<FanoutJob>): Promise<void> {
@@ -97,9 +77,8 @@ export class CampaignFanoutProcessor extends WorkerHost {
    * in use by an unsent campaign cannot be deleted (SegmentsRepository.delete).
    */
   private async audience(accountId: AccountId, segmentId: string | null): Promise<Prisma.Sql> {
-    if (!segmentId) return Prisma.sql`TRUE`;
-    const filter = await this.segments.filterOf(accountId, segmentId);
-    if (filter === undefined) throw new Error(`segment ${segmentId} of the campaign is missing`);
-    return segmentFilterSql(filter);
+    const audience = await this.segments.audienceSql(accountId, segmentId);
+    if (!audience) throw new Error(`segment ${segmentId} of the campaign is missing`);
+    return audience;
   }
 }

@@ -56,22 +56,22 @@ export class CampaignOutcomeWriter {
     const at = new Date();
 
     const statement = new ComposedStatement();
-    this.ledger.addOutcomes(statement, run, outcomes, this.config.smtpRetry);
-    this.statistics.addCampaignSends(statement, accountId, 'sends');
+    const ended = this.ledger.addOutcomes(statement, run, outcomes, this.config.smtpRetry);
+    const counted = this.statistics.addCampaignSends(statement, accountId, ended.sends);
     // A refusal at SMTP time suppresses the address like a bounce report would; only a
     // refusal can, so without one the part is left out.
     const refusals = outcomes.filter(
       (o) => o.kind === 'deferred' || (o.kind === 'failed' && o.smtpCode !== undefined),
     ).length;
     if (refusals > 0) {
-      this.suppressions.addSuppressed(statement, accountId, 'counted', refusals, 'hard_bounce');
+      this.suppressions.addSuppressed(statement, accountId, counted, refusals, 'hard_bounce');
     }
-    this.runs.addCounts(statement, run);
-    this.mailEvents.addSendCounts(statement, accountId, at, 'sends');
+    this.runs.addCounts(statement, run, ended.outcomes);
+    this.mailEvents.addSendCounts(statement, accountId, at, ended.sends);
     const query = statement.build(`
       SELECT subscriber_id::text AS id, status, smtp_code AS "smtpCode",
              hard_bounce AS "hardBounce"
-        FROM outcomes`);
+        FROM ${ended.outcomes.name}`);
 
     if (!(await this.mailEvents.publishesAny(accountId, [...SEND_EVENTS]))) {
       await this.pool.query(query);

@@ -1,8 +1,9 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../../audit/audit-log';
 import { SenderDomainsService } from '../../domains/sender-domains.service';
 import type { AccountId } from '../../platform/database/account-id';
 import { ValidationFailedError } from '../../platform/errors/api-errors';
+import { PeriodicService } from '../../platform/timing/periodic-task';
 import { SCHEDULE_BATCH, SCHEDULE_TICK_MS } from '../core/campaigns.settings';
 import { CampaignEvents } from '../core/campaign-events';
 import { CampaignSendQueue } from '../core/campaign-send-queue';
@@ -21,39 +22,20 @@ import { CampaignsRepository } from '../core/campaigns.repository';
  * the audit log, rather than out under an unverified domain.
  */
 @Injectable()
-export class CampaignSchedulePoller implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(CampaignSchedulePoller.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-
+export class CampaignSchedulePoller extends PeriodicService {
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly queue: CampaignSendQueue,
     private readonly senderDomains: SenderDomainsService,
     private readonly audit: AuditLog,
     private readonly events: CampaignEvents,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), SCHEDULE_TICK_MS);
-    this.timer.unref();
+  ) {
+    super('schedule tick', SCHEDULE_TICK_MS);
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
-
-  async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      for (const due of await this.campaigns.dueCampaigns(SCHEDULE_BATCH)) {
-        await this.fire(due.accountId, due.id, due.fromAddress);
-      }
-    } catch (error) {
-      this.logger.error(`schedule tick failed: ${String(error)}`);
-    } finally {
-      this.running = false;
+  protected async pass(): Promise<void> {
+    for (const due of await this.campaigns.dueCampaignsAcrossAccounts(SCHEDULE_BATCH)) {
+      await this.fire(due.accountId, due.id, due.fromAddress);
     }
   }
 

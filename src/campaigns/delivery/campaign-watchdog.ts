@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { PeriodicService } from '../../platform/timing/periodic-task';
 import { RedisService } from '../../platform/redis/redis.module';
 import {
   WATCHDOG_BATCH,
@@ -24,49 +25,33 @@ const JOBS_KEPT_MARKER = 'campaign-jobs-kept';
  * it is idempotent by job id, so several processes noticing at once is harmless.
  */
 @Injectable()
-export class CampaignWatchdog implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(CampaignWatchdog.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-
+export class CampaignWatchdog extends PeriodicService {
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly queue: CampaignSendQueue,
     private readonly redis: RedisService,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), WATCHDOG_TICK_MS);
-    this.timer.unref();
+  ) {
+    super('watchdog tick', WATCHDOG_TICK_MS);
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
-
-  async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      if (await this.redisLostItsJobs()) {
-        const sending = await this.campaigns.sendingCampaigns(WATCHDOG_BATCH);
-        if (sending.length > 0) {
-          this.logger.warn(`Redis lost its jobs; resuming ${sending.length} sending campaigns`);
-        }
-        await this.revive(sending);
+  protected async pass(): Promise<void> {
+    if (await this.redisLostItsJobs()) {
+      const sending = await this.campaigns.sendingCampaignsAcrossAccounts(WATCHDOG_BATCH);
+      if (sending.length > 0) {
+        this.logger.warn(`Redis lost its jobs; resuming ${sending.length} sending campaigns`);
       }
-      const stalled = await this.campaigns.stalledCampaigns(WATCHDOG_IDLE_SECONDS, WATCHDOG_BATCH);
-      for (const campaign of stalled) {
-        this.logger.warn(
-          `campaign ${campaign.id} idle for ${WATCHDOG_IDLE_SECONDS}s; resuming its fan-out`,
-        );
-      }
-      await this.revive(stalled);
-    } catch (error) {
-      this.logger.error(`watchdog tick failed: ${String(error)}`);
-    } finally {
-      this.running = false;
+      await this.revive(sending);
     }
+    const stalled = await this.campaigns.stalledCampaignsAcrossAccounts(
+      WATCHDOG_IDLE_SECONDS,
+      WATCHDOG_BATCH,
+    );
+    for (const campaign of stalled) {
+      this.logger.warn(
+        `campaign ${campaign.id} idle for ${WATCHDOG_IDLE_SECONDS}s; resuming its fan-out`,
+      );
+    }
+    await this.revive(stalled);
   }
 
   /** Sets the marker; true when it was missing. Unreachable Redis: nothing to do yet. */

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { RenewedLease } from '../../platform/timing/renewed-lease';
 import {
   DELIVERY_LEASE_MARGIN_MS,
   DELIVERY_LEASE_MS,
@@ -10,29 +11,36 @@ import {
 } from '../ledger/campaign-delivery-runs.repository';
 
 const LEASE_SECONDS = DELIVERY_LEASE_MS / 1000;
+const TERMS = {
+  leaseMs: DELIVERY_LEASE_MS,
+  renewEveryMs: DELIVERY_LEASE_RENEW_MS,
+  marginMs: DELIVERY_LEASE_MARGIN_MS,
+};
 
 /**
- * The lease of one delivery run, renewed in the background while the run works. The run asks
- * `holds` right before it hands each message to SMTP: judged by this process's own clock from
- * the last renewal that got through, so a worker that was frozen, or cut off from PostgreSQL,
- * stops before another run can have taken its recipients over. A renewal refused by the
- * database (the lease had lapsed) ends the run for good.
+ * The lease of one delivery run (a RenewedLease on its run row), renewed while the run
+ * works: the run asks `holds` right before it hands each message to SMTP, and a renewal the
+ * database refuses ends the run for good.
  */
 export class DeliveryLease {
-  private readonly logger = new Logger(DeliveryLease.name);
-  private validUntil: number;
-  private revoked = false;
-  private renewing = false;
-  private readonly timer: NodeJS.Timeout;
+  private static readonly logger = new Logger(DeliveryLease.name);
+  private readonly lease: RenewedLease;
 
   private constructor(
     readonly run: RunIdentity,
-    private readonly runs: CampaignDeliveryRunsRepository,
+    runs: CampaignDeliveryRunsRepository,
     askedAt: number,
   ) {
-    this.validUntil = askedAt + DELIVERY_LEASE_MS - DELIVERY_LEASE_MARGIN_MS;
-    this.timer = setInterval(() => void this.renew(), DELIVERY_LEASE_RENEW_MS);
-    this.timer.unref();
+    this.lease = new RenewedLease(
+      TERMS,
+      askedAt,
+      () => runs.renew(run, LEASE_SECONDS),
+      () =>
+        DeliveryLease.logger.warn(
+          `campaign ${run.campaignId} batch ${run.batch}: lease lapsed; stopping`,
+        ),
+      DeliveryLease.logger,
+    );
   }
 
   /** Starts a run of the batch with a fresh lease. */
@@ -49,36 +57,16 @@ export class DeliveryLease {
 
   /** Whether the run may still claim and send. */
   get holds(): boolean {
-    return !this.revoked && Date.now() < this.validUntil;
+    return this.lease.holds;
   }
 
   /** The database refused a renewal: the run's claims may belong to another run by now. */
   get lost(): boolean {
-    return this.revoked || Date.now() >= this.validUntil + DELIVERY_LEASE_MARGIN_MS;
+    return this.lease.lost;
   }
 
   /** Stops renewing (the run is over). */
   release(): void {
-    clearInterval(this.timer);
-  }
-
-  private async renew(): Promise<void> {
-    if (this.renewing || this.revoked) return;
-    this.renewing = true;
-    const askedAt = Date.now();
-    try {
-      if (await this.runs.renew(this.run, LEASE_SECONDS)) {
-        this.validUntil = askedAt + DELIVERY_LEASE_MS - DELIVERY_LEASE_MARGIN_MS;
-      } else {
-        this.revoked = true;
-        this.logger.warn(
-          `campaign ${this.run.campaignId} batch ${this.run.batch}: lease lapsed; stopping`,
-        );
-      }
-    } catch {
-      // PostgreSQL is away: the lease runs out by itself unless a later renewal gets through.
-    } finally {
-      this.renewing = false;
-    }
+    this.lease.end();
   }
 }

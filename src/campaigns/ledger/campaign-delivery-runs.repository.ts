@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Campaign } from '../../generated/prisma/client';
 import { newId } from '../../platform/crypto/ids';
 import type { AccountId } from '../../platform/database/account-id';
-import type { ComposedStatement } from '../../platform/database/composed-statement';
+import type { ComposedStatement, Relation } from '../../platform/database/composed-statement';
 import type { Db } from '../../platform/database/db';
 import { PgPool } from '../../platform/database/pg-pool';
 import * as sql from './campaign-delivery-runs.sql';
@@ -42,12 +42,17 @@ export class CampaignDeliveryRunsRepository {
   }
 
   /**
-   * Adds the run's part of an outcome write to `statement`: what the ledger part's `outcomes`
-   * ended is added to the run's counters.
+   * Adds the run's part of an outcome write to `statement`: what the ledger part's
+   * `outcomes` ended is added to the run's counters.
    */
-  addCounts(statement: ComposedStatement, run: RunIdentity): void {
+  addCounts(
+    statement: ComposedStatement,
+    run: RunIdentity,
+    outcomes: Relation<'status' | 'skip_reason' | 'smtp_code' | 'hard_bounce'>,
+  ): void {
     statement.with(
       sql.countOutcomesPart({
+        outcomes: outcomes.name,
         run: statement.param(run.id),
         campaign: statement.param(run.campaignId),
         account: statement.param(run.accountId),

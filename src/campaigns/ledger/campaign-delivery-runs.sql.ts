@@ -21,6 +21,7 @@ export const RENEW_RUN = `
  * campaign completes. Nothing is written when no row ended.
  */
 export const countOutcomesPart = (p: {
+  outcomes: string;
   run: string;
   campaign: string;
   account: string;
@@ -41,7 +42,7 @@ export const countOutcomesPart = (p: {
            count(*) FILTER (WHERE skip_reason = 'bounced'),
            count(*) FILTER (WHERE skip_reason = 'complained'),
            count(*) FILTER (WHERE skip_reason = 'suppressed')
-      FROM outcomes
+      FROM ${p.outcomes}
     HAVING count(*) > 0
     ON CONFLICT (id) DO UPDATE SET
            delivered = campaign_delivery_runs.delivered + excluded.delivered,

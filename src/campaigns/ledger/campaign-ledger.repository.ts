@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
 import type { AccountId } from '../../platform/database/account-id';
-import type { ComposedStatement } from '../../platform/database/composed-statement';
+import {
+  type ComposedStatement,
+  relation,
+  type Relation,
+} from '../../platform/database/composed-statement';
 import type { Db } from '../../platform/database/db';
 import { PgPool } from '../../platform/database/pg-pool';
 import { PrismaService } from '../../platform/database/prisma.service';
@@ -24,6 +28,15 @@ export interface SnapshottedBatch {
   /** Delivery batches that received at least one pending recipient. */
   batches: number[];
 }
+
+/** The rows an outcome write ended (`outcomes` of outcomesPart). */
+export type EndedRows = Relation<
+  'subscriber_id' | 'status' | 'skip_reason' | 'smtp_code' | 'hard_bounce'
+>;
+/** The messages of an outcome write the relay answered for good (`sends` of outcomesPart). */
+export type FinalSends = Relation<'subscriber_id' | 'delivered' | 'hard_bounce' | 'soft_bounce'>;
+const ENDED_ROWS: EndedRows = relation('outcomes');
+const FINAL_SENDS: FinalSends = relation('sends');
 
 /**
  * The send ledger, campaign_recipients: one row per campaign and audience member, and the
@@ -119,7 +132,7 @@ export class CampaignLedgerRepository {
     run: RunIdentity,
     outcomes: Outcome[],
     policy: SmtpRetryPolicy,
-  ): void {
+  ): { outcomes: EndedRows; sends: FinalSends } {
     const final = outcomes.filter((o): o is FinalOutcome => o.kind !== 'deferred');
     const deferred = outcomes.filter((o) => o.kind === 'deferred');
     const p = (value: unknown) => statement.param(value);
@@ -160,6 +173,7 @@ export class CampaignLedgerRepository {
         ...deferrals,
       }),
     );
+    return { outcomes: ENDED_ROWS, sends: FINAL_SENDS };
   }
 
   /**

@@ -72,7 +72,7 @@ export class DashboardKeysService {
     const row = await this.issuer.find(caller.accountId, id);
     if (!row) throw new NotFoundError('API key');
     if (row.status !== 'revoked') {
-      await this.issuer.setStatus(id, 'revoked');
+      await this.issuer.setStatus(caller.accountId, id, 'revoked');
       await this.audit.recordBy(caller, { action: 'api_key.revoked', metadata: { key_id: id } });
     }
     return present({ ...row, status: 'revoked' });

@@ -38,11 +38,11 @@ export class DashboardAuditService {
   ) {}
 
   async list(accountId: AccountId, query: ListQuery): Promise<Page<AuditEventView>> {
-    const page = await this.paginator.page(
+    const page = await this.paginator.list(
       accountId,
       'dashboard-audit',
       query,
-      (request) => this.events.listPage(accountId, request),
+      this.events,
       (row) => row,
     );
     return { data: await this.present(accountId, page.data), next_cursor: page.next_cursor };

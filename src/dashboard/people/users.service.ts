@@ -111,14 +111,8 @@ export class UsersService {
     return owner;
   }
 
-  /** A further user of an existing account (operator CLI). */
-  async createForAccount(account: string, email: string, password: string): Promise<UserRow> {
-    const accountId = await this.accounts.find(account);
-    if (!accountId) {
-      throw new ValidationFailedError([
-        { field: 'account', code: 'not_found', message: `No account with id ${account}.` },
-      ]);
-    }
+  /** A further user of an existing account (the operator CLI resolves the account first). */
+  async createForAccount(accountId: AccountId, email: string, password: string): Promise<UserRow> {
     if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) {
       throw new ValidationFailedError([
         { field: 'email', code: 'invalid_format', message: 'email must be an email address' },

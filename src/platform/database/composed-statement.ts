@@ -13,6 +13,24 @@ import { createHash } from 'node:crypto';
  * each shape once (a hot statement of a dozen CTEs cost PostgreSQL more to plan than to run),
  * and only the values travel afterwards.
  */
+/**
+ * A relation that one part of a composed statement names, for later parts (of other
+ * modules) to read: its name in the SQL and, as a type, the columns it offers. Parts return
+ * and take Relation values rather than strings, so a part that reads a relation no part
+ * names, or a column a relation does not offer, does not compile. A Relation<Offered> serves
+ * wherever a Relation<Read> is asked for when Read is a subset of Offered.
+ */
+export interface Relation<Columns extends string> {
+  readonly name: string;
+  /** Type only: which columns a reader may use (contravariant, see above). */
+  readonly columns?: (column: Columns) => void;
+}
+
+/** Declares the relation a part's CTE names, with the columns it offers. */
+export function relation<Columns extends string>(name: string): Relation<Columns> {
+  return { name };
+}
+
 export class ComposedStatement {
   private readonly ctes: string[] = [];
   private readonly values: unknown[] = [];

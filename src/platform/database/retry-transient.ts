@@ -11,6 +11,12 @@ export interface RetryTransientOptions {
   maxWaitMs: number;
   /** Told before each wait, e.g. to log it. */
   onRetry?: (error: unknown, waitMs: number) => void;
+  /**
+   * Whether to go on after the `failures`-th failure for another reason; by default, while
+   * fewer than `attempts` (a caller whose work stays safe to retry, say while it holds a
+   * lease, may keep trying past them).
+   */
+  keepTrying?: (error: unknown, failures: number) => boolean;
 }
 
 /**
@@ -22,14 +28,19 @@ export interface RetryTransientOptions {
  */
 export async function retryTransient<T>(
   work: () => Promise<T>,
-  { attempts, maxWaitMs, onRetry }: RetryTransientOptions,
+  {
+    attempts,
+    maxWaitMs,
+    onRetry,
+    keepTrying = (_error, failures) => failures < attempts,
+  }: RetryTransientOptions,
 ): Promise<T> {
   let failures = 0;
   for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, maxWaitMs)) {
     try {
       return await work();
     } catch (error) {
-      if (!isTransientDatabaseError(error) && ++failures >= attempts) throw error;
+      if (!isTransientDatabaseError(error) && !keepTrying(error, ++failures)) throw error;
       onRetry?.(error, wait);
       await sleep(wait);
     }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { AccountId } from '../database/account-id';
 import { KeyedHasher } from '../crypto/keyed-hasher';
 import { CursorCodec } from './cursor-codec';
 import { ListQuery, Page, PageRequest, parseCursor, parseLimit } from './page-request';
@@ -34,5 +35,22 @@ export class Paginator {
       data: pageRows.map(present),
       next_cursor: hasMore && last ? this.codec.encode(accountId, list, last.id) : null,
     };
+  }
+
+  /** page() of a repository's own keyset listing (`listPage(accountId, request)`). */
+  list<Row extends { id: string }, Item>(
+    accountId: AccountId,
+    list: string,
+    query: ListQuery,
+    source: { listPage(accountId: AccountId, request: PageRequest): Promise<Row[]> },
+    present: (row: Row) => Item,
+  ): Promise<Page<Item>> {
+    return this.page(
+      accountId,
+      list,
+      query,
+      (request) => source.listPage(accountId, request),
+      present,
+    );
   }
 }

@@ -22,8 +22,8 @@ export const DELETE_FILE = `DELETE FROM stored_files WHERE account_id = $1 AND i
 export const DELETE_FILES = `DELETE FROM stored_files WHERE account_id = $1 AND id = ANY($2::uuid[])`;
 
 /**
- * Uploads that never completed (the client went away, the process died mid-upload), across
- * accounts: the one statement of the store that looks after every account. $1 cutoff, $2 limit.
+ * Uploads that never completed (the client went away, the process died mid-upload), of every
+ * account: the import watchdog serves them all. $1 cutoff, $2 limit.
  */
 export const DELETE_ABANDONED = `DELETE FROM stored_files WHERE id IN (
   SELECT id FROM stored_files WHERE completed_at IS NULL AND created_at < $1 LIMIT $2)`;

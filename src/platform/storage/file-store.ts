@@ -99,7 +99,7 @@ export class FileStore {
   }
 
   /** Deletes uploads started before `cutoff` that never completed; returns how many. */
-  async deleteAbandoned(cutoff: Date, limit: number): Promise<number> {
+  async deleteAbandonedAcrossAccounts(cutoff: Date, limit: number): Promise<number> {
     const { rowCount } = await this.pool.query(sql.DELETE_ABANDONED, [cutoff, limit]);
     return rowCount ?? 0;
   }

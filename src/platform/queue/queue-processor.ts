@@ -1,0 +1,68 @@
+import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
+import { Logger, OnModuleDestroy } from '@nestjs/common';
+import { Job } from 'bullmq';
+import { reportRedisError } from '../redis/redis-outage-log';
+import { CAMPAIGN_JOB_LOCK_MS, CAMPAIGN_MAX_STALLED, CAMPAIGN_STALLED_CHECK_MS } from '../settings';
+
+/** How long shutdown waits to learn whether Redis answers before forcing the worker closed. */
+const REDIS_PROBE_MS = 1000;
+
+/**
+ * What every BullMQ processor of Herald shares: its worker's Redis errors go to the outage
+ * log (one line per interval while Redis is away, not a trace per reconnect), and its close
+ * never hangs on a Redis that is gone.
+ */
+export abstract class QueueProcessor extends WorkerHost implements OnModuleDestroy {
+  protected readonly logger = new Logger(this.constructor.name);
+
+  /** `workerName`: how the outage log names it, e.g. "the import worker". */
+  protected constructor(private readonly workerName: string) {
+    super();
+  }
+
+  /** The worker's own errors (its Redis connections): reported once per interval. */
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    reportRedisError(this.workerName, error);
+  }
+
+  /**
+   * Runs before @nestjs/bullmq's own (graceful) close, which in BullMQ 6 waits forever when
+   * Redis cannot be reached and would hang shutdown. With Redis reachable, close gracefully
+   * (let running jobs finish); without it, force: an interrupted job is recovered anyway
+   * (its lock lapses and BullMQ hands it to another worker).
+   */
+  async onModuleDestroy(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), REDIS_PROBE_MS);
+    });
+    const reachable = await Promise.race([
+      this.worker.waitUntilReady().then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
+    clearTimeout(timer);
+    await this.worker.close(!reachable);
+  }
+}
+
+/** Whether this run of the job is its last attempt: after it fails, BullMQ gives up on it. */
+export function isLastAttempt(job: Job): boolean {
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
+/**
+ * The worker options of every queue: a dead worker's job is noticed within about 20 s, not
+ * BullMQ's default 30 to 60 s, and handed to another worker (docs/decisions.md).
+ */
+export function workerOptions(concurrency: number) {
+  return {
+    concurrency,
+    lockDuration: CAMPAIGN_JOB_LOCK_MS,
+    stalledInterval: CAMPAIGN_STALLED_CHECK_MS,
+    maxStalledCount: CAMPAIGN_MAX_STALLED,
+  };
+}
