@@ -1,4 +1,5 @@
 import { UsersService } from '../../src/dashboard/people/users.service';
+import { parseAccountId } from '../../src/platform/database/account-id';
 import { TestApi, TestEnv } from '../support/test-env';
 import { DashboardAgent, PASSWORD } from './dashboard-agent';
 
@@ -26,7 +27,9 @@ describe('dashboard members and roles', () => {
     env = await TestEnv.create({ SIGNUP: 'closed', PUBLIC_URL: 'http://herald.example' });
     api = await TestApi.start(env, { workers: false });
     accountId = await api.account('Acme');
-    await api.app.get(UsersService).createForAccount(accountId, 'owner@acme.test', PASSWORD);
+    await api.app
+      .get(UsersService)
+      .createForAccount(parseAccountId(accountId), 'owner@acme.test', PASSWORD);
     owner = new DashboardAgent(api);
     expect((await owner.signIn('owner@acme.test')).status).toBe(200);
   });
