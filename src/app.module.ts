@@ -16,6 +16,7 @@ import { SegmentsModule } from './segments/segments.module';
 import { ConversionsModule } from './conversions/conversions.module';
 import { StatsModule } from './stats/stats.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { SubmissionModule } from './submission/submission.module';
 import { SubscribersModule } from './subscribers/subscribers.module';
 import { SuppressionModule } from './suppression/suppression.module';
 import { TemplatesModule } from './templates/templates.module';
@@ -63,6 +64,7 @@ export class AppModule {
         WebhooksModule,
         OptOutModule,
         DashboardModule,
+        SubmissionModule,
       ],
       providers: [
         // Every route: API key + scope on /v1, session + CSRF on /dashboard/api, else @Public().

@@ -84,6 +84,15 @@ export class ErasureGuard {
     }
   }
 
+  /**
+   * Whether an email's identity is erased, read without a lock: for refusing early (an SMTP
+   * recipient at RCPT), before the named write that settles it under the lock.
+   */
+  async isErased(accountId: AccountId, email: string): Promise<boolean> {
+    const hash = this.emailHash(accountId, email);
+    return (await this.tombstones.findErased(accountId, [hash], this.prisma)) !== undefined;
+  }
+
   /** Audits a refused named write (hash only) and returns the 409 to throw. */
   async refuse(caller: Principal, emailHash: string, endpoint: string): Promise<EmailErasedError> {
     await this.audit.recordBy(caller, {

@@ -15,11 +15,12 @@ import type {
 import { VerpAddresses } from '../message-refs/verp-address';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
-import { readBounded } from './bounded-message';
+import { readBounded } from '../platform/mail/bounded-message';
 import { ConnectionLimiter } from './connection-limiter';
 import { AcceptedRecipient, InboundMailService } from './inbound-mail.service';
 import { InboundStats } from './inbound-stats';
 import { OpenConnections } from './open-connections';
+import { listenUnlessTaken } from '../platform/mail/smtp-listener';
 
 /** Connections open at once, from everyone. */
 export const MAX_CLIENTS = 50;
@@ -110,21 +111,7 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
         );
       },
     });
-    server.on('error', (error) => this.logger.warn(`inbound SMTP: ${error.message}`));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.server.once('error', reject);
-        server.listen(settings.port, settings.host, () => {
-          server.server.off('error', reject);
-          resolve();
-        });
-      });
-    } catch (error) {
-      // Another worker on this host holds the port: it takes the mail, this one sends.
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      this.logger.warn(`inbound SMTP port ${settings.port} is taken; not listening here`);
-      return;
-    }
+    if (!(await listenUnlessTaken(server, settings, this.logger, 'inbound SMTP'))) return;
     this.server = server;
     this.logger.log(`inbound SMTP for ${this.config.bounceDomain} on port ${this.port}`);
   }

@@ -21,7 +21,8 @@ export interface IdempotentOutcome {
 
 /** The same key with another payload, or while its first request is still in progress. */
 export class IdempotencyConflictError extends ConflictError {
-  constructor() {
+  /** `stillInProgress`: the same payload, whose first request has not finished yet. */
+  constructor(readonly stillInProgress = false) {
     super(
       'The request conflicts with an earlier request using this Idempotency-Key (another payload, or still in progress).',
     );
@@ -47,7 +48,8 @@ export class IdempotentRequests {
    * Without a key: `work` runs. With one: the first request claims it and runs `work`, which
    * must call `complete` inside the transaction that stores what it created; a repeat with
    * the same payload replays that answer; anything else is a 409, `conflict()` (an endpoint
-   * with other 409 causes answers them all alike).
+   * with other 409 causes answers them all alike), told whether the key's first request, with
+   * the same payload, is still running.
    */
   async run(
     accountId: AccountId,
@@ -56,7 +58,8 @@ export class IdempotentRequests {
     payload: unknown,
     token: string,
     work: (complete: (tx: Db, response: AnyResponse) => Promise<void>) => Promise<AnyResponse>,
-    conflict: () => ConflictError = () => new IdempotencyConflictError(),
+    conflict: (stillInProgress: boolean) => ConflictError = (stillInProgress) =>
+      new IdempotencyConflictError(stillInProgress),
   ): Promise<IdempotentOutcome> {
     if (key === undefined) {
       const response = await work(() => Promise.resolve());
@@ -66,14 +69,14 @@ export class IdempotentRequests {
     const claim = await this.keys.claim(accountId, key, fingerprint, token);
     if (!claim.claimed) {
       const response = claim.held?.fingerprint === fingerprint ? claim.held.response : undefined;
-      if (!response) throw conflict();
+      if (!response) throw conflict(claim.held?.fingerprint === fingerprint);
       return { status: response.status, body: response.body, replayed: true };
     }
     try {
       const response = await work(async (tx, stored) => {
         if (!(await this.keys.complete(accountId, key, token, stored as StoredResponse, tx))) {
           // Our claim lapsed and another request took the key over: it answers for the key.
-          throw conflict();
+          throw conflict(false);
         }
       });
       return { ...response, replayed: false };

@@ -17,6 +17,8 @@ export interface NewMessage {
   subject: string;
   html: string | null;
   text: string | null;
+  /** A submitted message's own bytes (html and text null then). */
+  mime?: Uint8Array<ArrayBuffer> | null;
 }
 
 /**
@@ -32,6 +34,7 @@ export type ClaimedMessage = Pick<
   | 'subject'
   | 'html'
   | 'text'
+  | 'mime'
   | 'attempts'
   | 'claimedAt'
   | 'deferredSince'

@@ -67,6 +67,7 @@ export class TransactionalCoreModule {}
   ],
   controllers: [TransactionalController],
   providers: [TransactionalService, TransactionalContent, TransactionalErasureParticipant],
+  exports: [TransactionalService],
 })
 export class TransactionalModule {}
 

@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { createHash } from 'node:crypto';
 import { Principal } from '../auth/principal';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { ErasureGuard } from '../erasure/erasure-guard';
@@ -7,6 +9,7 @@ import type { Db } from '../platform/database/db';
 import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { EmailErasedError } from '../erasure/erasure-errors';
 import { AnyResponse, IdempotentOutcome, IdempotentRequests } from './idempotent-requests';
+import { canonicalJson } from './idempotency-key';
 import { PreparedContent, TransactionalContent } from './transactional-content';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
 import { SuppressionList } from '../suppression/suppression-list';
@@ -15,10 +18,31 @@ import { TransactionalQueue } from './transactional-queue';
 import { SendTransactionalDto, TransactionalAcceptedResponse } from './transactional.dto';
 import { presentMessage, TransactionalMessageResponse } from './transactional.presenter';
 import { withinDeadline } from '../platform/queue/within-deadline';
+import { messageIdHeader } from '../platform/mail/mail-transport';
+import { withMessageId } from '../platform/mail/raw-headers';
 import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
 
 const ENDPOINT = 'POST /v1/transactional/send';
+const SUBMISSION = 'SMTP submission';
 const ACCEPTED = 202;
+
+/**
+ * A message submitted over SMTP: the client's own MIME, to be sent to each envelope recipient
+ * as one transactional message.
+ */
+export interface MimeSubmission {
+  /** The From header's mailbox: it must be on a verified sender domain. */
+  from: string;
+  /** Envelope recipients, each one message. */
+  recipients: string[];
+  /** For the message log. */
+  subject: string;
+  /** The message as the client wrote it, Bcc and Herald's own headers removed. */
+  mime: Buffer;
+}
+
+/** Why a recipient cannot be mailed, found before the message is taken. */
+export type RecipientRefusal = 'suppressed' | 'erased';
 
 /** The outcome of a send call: the response to give, and whether it is a replay. */
 export type SendOutcome = IdempotentOutcome;
@@ -76,6 +100,97 @@ export class TransactionalService {
       (complete) => this.accept(caller, body, messageId, complete),
       () => new TransactionalConflictError(),
     );
+  }
+
+  /**
+   * Whether a recipient can be mailed, asked before the message is sent in (an SMTP RCPT): a
+   * suppressed address, or an erased identity (audited like a refused named write), cannot.
+   */
+  async refusalFor(caller: Principal, email: string): Promise<RecipientRefusal | undefined> {
+    const { accountId } = caller;
+    if (await this.erasureGuard.isErased(accountId, email)) {
+      await this.erasureGuard.refuse(
+        caller,
+        this.erasureGuard.emailHash(accountId, email),
+        SUBMISSION,
+      );
+      return 'erased';
+    }
+    return (await this.suppressions.find(accountId, email)) ? 'suppressed' : undefined;
+  }
+
+  /**
+   * The send of a message composed by its client (SMTP submission): the same rules as
+   * `send` (verified From, suppression, erasure, idempotency), one stored message per
+   * recipient, sent as the client's bytes. The ids in recipient order; a replay gives the
+   * first submission's. A message without a Message-ID gets one, made from its first id.
+   */
+  async submitMime(
+    caller: Principal,
+    submission: MimeSubmission,
+    key?: string,
+  ): Promise<{ ids: string[]; replayed: boolean }> {
+    const { accountId } = caller;
+    const ids = submission.recipients.map(() => newId());
+    // Parsing the message is only worth it when there is a key to compare it under.
+    const payload =
+      key === undefined
+        ? undefined
+        : {
+            recipients: submission.recipients,
+            content: await submissionDigest(submission.mime),
+          };
+    const outcome = await this.idempotent.run(
+      accountId,
+      SUBMISSION,
+      key,
+      payload,
+      ids[0],
+      async (complete) => {
+        await this.senderDomains.assertCanSendFrom(accountId, submission.from);
+        const mime = withMessageId(submission.mime, messageIdHeader(ids[0], submission.from));
+        const response = { status: ACCEPTED, body: { ids } };
+        await this.erasureGuard.runNamedWrite(
+          caller,
+          submission.recipients,
+          SUBMISSION,
+          async (tx) => {
+            for (const [i, to] of submission.recipients.entries()) {
+              await this.suppressions.assertNotSuppressed(accountId, to, `recipients[${i}]`, tx);
+              await this.messages.create(
+                accountId,
+                {
+                  id: ids[i],
+                  apiKeyId: caller.apiKeyId ?? null,
+                  templateId: null,
+                  recipientHash: this.erasureGuard.emailHash(accountId, to),
+                  toAddress: to,
+                  fromAddress: submission.from,
+                  subject: submission.subject,
+                  html: null,
+                  text: null,
+                  mime: new Uint8Array(mime),
+                },
+                tx,
+              );
+            }
+            await complete(tx, response);
+          },
+        );
+        // After commit, as in `accept`: a failed enqueue is left to the sweep.
+        await withinDeadline(
+          this.queue.enqueue(ids.map((id) => ({ accountId, id }))),
+          ENQUEUE_DEADLINE_MS,
+          `submitted messages ${ids[0]}…'s jobs`,
+        ).catch((error: unknown) => {
+          this.logger.warn(
+            `submission ${ids[0]}: enqueue failed, the sweep will retry it: ${String(error)}`,
+          );
+        });
+        return response;
+      },
+    );
+    return { ids: (outcome.body as { ids: string[] }).ids, replayed: outcome.replayed };
   }
 
   private async accept(
@@ -146,4 +261,26 @@ export class TransactionalService {
       tx,
     );
   }
+}
+
+/**
+ * What makes two submissions the same message for an Idempotency-Key: what it says (its
+ * addresses, subject, parts and attachments), not its bytes, which a mail library writes
+ * anew on each attempt (Message-ID, Date, part boundaries); so a client's retry of the same
+ * message replays, as the API's retry of the same body does.
+ */
+async function submissionDigest(mime: Buffer): Promise<string> {
+  const parsed = await simpleParser(mime, { skipHtmlToText: true, skipTextToHtml: true });
+  const text = (value: ParsedMail['to']) => [value ?? []].flat().map((address) => address.text);
+  const content = canonicalJson({
+    from: parsed.from?.text,
+    to: text(parsed.to),
+    cc: text(parsed.cc),
+    replyTo: parsed.replyTo?.text,
+    subject: parsed.subject,
+    text: parsed.text,
+    html: parsed.html || undefined,
+    attachments: parsed.attachments.map((a) => [a.filename, a.contentType, a.checksum]),
+  });
+  return createHash('sha256').update(content).digest('base64');
 }

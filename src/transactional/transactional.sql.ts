@@ -24,7 +24,7 @@ export const claimMessage = (accountId: AccountId, id: string, leaseMs: number) 
   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND to_address IS NOT NULL
     AND (status = 'queued' OR (status = 'sending' AND lease_until < now()))
   RETURNING id, account_id AS "accountId", recipient_hash AS "recipientHash",
-    to_address AS "toAddress", from_address AS "fromAddress", subject, html, text, attempts,
+    to_address AS "toAddress", from_address AS "fromAddress", subject, html, text, mime, attempts,
     claimed_at AS "claimedAt", deferred_since AS "deferredSince"`;
 
 /** How long the claim on a message has left (ms), while it is being sent. */
@@ -148,7 +148,8 @@ export const strandedMessages = (olderThanMs: number, limit: number) => Prisma.s
  */
 export const scrubRecipient = (accountId: AccountId, recipientHash: string) => Prisma.sql`
   UPDATE transactional_messages
-  SET to_address = NULL, subject = NULL, html = NULL, text = NULL, scrubbed_at = now(),
+  SET to_address = NULL, subject = NULL, html = NULL, text = NULL, mime = NULL,
+      scrubbed_at = now(),
       updated_at = now(),
       error = CASE WHEN status = 'queued' THEN ${ERASED} END,
       status = CASE WHEN status = 'queued' THEN 'failed' ELSE status END

@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { ConfigError } from './config-error';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
+import { parseSubmission, SubmissionConfig } from './submission-config';
 import { parseTrustProxy, TrustProxy } from './trust-proxy';
 
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
@@ -29,6 +30,8 @@ export interface HeraldConfig {
   dkim: DkimConfig | undefined;
   /** Inbound mail and provider webhooks (deliverability-config.ts). */
   deliverability: DeliverabilityConfig;
+  /** SMTP submission for applications (submission-config.ts); undefined when off. */
+  submission: SubmissionConfig | undefined;
   /** DNS_SERVERS: the resolvers sender-domain checks ask (`ip` or `ip:port`); unset: the system's. */
   dnsServers: string[] | undefined;
   /**
@@ -162,6 +165,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     rateLimits: parseRateLimits(env),
     dkim: parseDkim(env),
     deliverability: parseDeliverability(env),
+    submission: parseSubmission(env),
     dnsServers: parseDnsServers(env.DNS_SERVERS),
     allowUnverifiedFrom: parseFlag(env, 'ALLOW_UNVERIFIED_FROM'),
     webhookAllowPrivate: parseFlag(env, 'WEBHOOK_ALLOW_PRIVATE'),

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "transactional_messages" ADD COLUMN     "mime" BYTEA;

@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { HeraldConfig, loadConfig } from './platform/config/config';
+import { closeOnSignals } from './platform/lifecycle';
+import { createLogger, PinoNestLogger } from './platform/logging/logger';
+import { SubmissionModule } from './submission/submission.module';
+import { coreModules } from './worker.module';
+
+@Module({})
+class SubmissionRootModule {
+  static forRoot(config: HeraldConfig) {
+    return { module: SubmissionRootModule, imports: [...coreModules(config), SubmissionModule] };
+  }
+}
+
+/**
+ * `npm run start:smtp`: SMTP submission alone, without HTTP or workers (the API process runs
+ * it too). SUBMISSION_SMTP_PORT must be set; the messages it takes are sent by the workers.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.submission) throw new Error('SUBMISSION_SMTP_PORT must be set for start:smtp');
+  const app = await NestFactory.createApplicationContext(SubmissionRootModule.forRoot(config), {
+    logger: new PinoNestLogger(createLogger(config.logLevel)),
+  });
+  closeOnSignals(app);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
