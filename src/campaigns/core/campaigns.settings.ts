@@ -106,3 +106,10 @@ export const RESUME_RECHECK_MS = 5_000;
  * is stopped within about this long of passing its limit, at no cost per message.
  */
 export const REPUTATION_CHECK_MS = 200;
+
+/**
+ * A repeated open of one message, or click of one link in one message, within this many
+ * seconds of the first counts and publishes once: a reader's client refetching the pixel, a
+ * double click, or a loop of requests on one link costs nothing after the first.
+ */
+export const REPEAT_HIT_WINDOW_SECONDS = 60;
