@@ -123,6 +123,8 @@ export class TransactionalSendProcessor extends QueueProcessor {
     // the sweep may have handed to another worker.
     let recorded = true;
     const attempt = await this.slots.send<SendAttempt>({
+      // One person waits for this message: it goes before a campaign's waiting messages.
+      lane: 'urgent',
       holds: () => claim.holdsToSend(),
       send: (mayFinish) =>
         this.mail.sendWhen(outgoing, mayFinish).then(

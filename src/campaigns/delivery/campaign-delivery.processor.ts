@@ -329,6 +329,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     // still holds, and that slot is held until its outcome is committed: a worker that dies or
     // freezes can leave at most one message per connection sent but not recorded.
     await this.slots.send({
+      lane: 'bulk',
       // A run whose outcomes cannot be written ends no more messages.
       holds: () => lease.holds && !recorder.failed,
       send: (mayFinish) => this.send(campaign.id, subscriberId, message, mayFinish),

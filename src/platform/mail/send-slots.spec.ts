@@ -61,6 +61,7 @@ describe('SendSlots', () => {
     const send = (to: string, record: () => Promise<void> = () => Promise.resolve()) =>
       slots
         .send({
+          lane: 'bulk',
           holds: () => true,
           send: (mayFinish) => transport.sendWhen(message(to), mayFinish),
           record,

@@ -1,5 +1,5 @@
-import pLimit from 'p-limit';
 import type { MayFinish } from './mail-transport';
+import { Lane, SlotLanes } from './slot-lanes';
 
 /** One message through the slots (see SendSlots.send). */
 export interface SlottedSend<T> {
@@ -9,6 +9,8 @@ export interface SlottedSend<T> {
   send: (mayFinish: MayFinish) => Promise<T>;
   /** Commits what became of the message; its unrecorded slot is held until this resolves. */
   record: (result: T) => Promise<void>;
+  /** `urgent` (a transactional message) goes before every `bulk` one waiting (a campaign's). */
+  lane: Lane;
 }
 
 /**
@@ -24,16 +26,19 @@ export interface SlottedSend<T> {
  * this many messages whose fate is unknown, while its connections already carry the next
  * messages' envelopes and data during those commits.
  *
+ * Both kinds serve transactional messages before campaign messages (SlotLanes), so a
+ * campaign's backlog never delays one person's message by more than one message's time.
+ *
  * One per process (MailModule provides it), with as many slots of each kind as the transport
  * has connections.
  */
 export class SendSlots {
-  private readonly connections: pLimit.Limit;
-  private readonly unrecordedSlots: pLimit.Limit;
+  private readonly connections: SlotLanes;
+  private readonly unrecordedSlots: SlotLanes;
 
   constructor(connections: number) {
-    this.connections = pLimit(connections);
-    this.unrecordedSlots = pLimit(connections);
+    this.connections = new SlotLanes(connections);
+    this.unrecordedSlots = new SlotLanes(connections);
   }
 
   /**
@@ -41,11 +46,11 @@ export class SendSlots {
    * ends only once an unrecorded slot is free and `holds` still agrees, and that slot is held
    * until `record` has committed the outcome. Undefined when nothing was sent.
    */
-  async send<T>({ holds, send, record }: SlottedSend<T>): Promise<T | undefined> {
+  async send<T>({ holds, send, record, lane }: SlottedSend<T>): Promise<T | undefined> {
     let recorded: (() => void) | undefined;
     let over = false;
     const mayFinish = async () => {
-      const release = await this.unrecorded();
+      const release = await this.unrecordedSlots.take(lane);
       // Granted after the send was over (the relay dropped the connection while the end
       // waited): nobody is left to give it back but this.
       if (over) {
@@ -56,9 +61,13 @@ export class SendSlots {
       return holds();
     };
     try {
-      const sent = await this.connections(async () =>
-        (await holds()) ? { result: await send(mayFinish) } : undefined,
-      );
+      const connection = await this.connections.take(lane);
+      let sent: { result: T } | undefined;
+      try {
+        sent = (await holds()) ? { result: await send(mayFinish) } : undefined;
+      } finally {
+        connection();
+      }
       if (sent === undefined) return undefined;
       await record(sent.result);
       return sent.result;
@@ -66,12 +75,5 @@ export class SendSlots {
       over = true;
       recorded?.();
     }
-  }
-
-  /** Resolves once a message may end; call the answer when its outcome is committed. */
-  private unrecorded(): Promise<() => void> {
-    return new Promise((granted) => {
-      void this.unrecordedSlots(() => new Promise<void>((release) => granted(release)));
-    });
   }
 }
