@@ -1,14 +1,16 @@
 // The baseline of `npm run bench:campaign-send`: the practical limit of putting a campaign's
-// messages on the wire. Before the clock starts, this process builds its share of the
-// campaign's messages with Herald's own code, from the bench database's rows, as a worker
-// would: the campaign compiled with its opt-out footer (compileMessage(withOptOut(…))), each
-// message built by CampaignMessageBuilder (merge fields, tracked links, open pixel, signed
-// unsubscribe tokens, List-Unsubscribe headers, VERP return path), composed by composeMime and
-// DKIM-signed with the sender domain's key (opened from its sealed row by DkimKeyVault) by
-// nodemailer's DKIM signer, as MailTransport signs. So the bytes are Herald's, signature
-// included. Once the parent says go, it only hands those finished bytes to a nodemailer SMTP
-// pool the way MailTransport does (the pool's transport interface, no composer) with the same
-// pool options: no database, no queue, no rendering, no signing inside the timed window.
+// messages on the wire, doing per message the work every message needs whoever sends it.
+// Before the clock starts, this process builds its share of the campaign's messages with
+// Herald's own code, from the bench database's rows, as a worker would: the campaign compiled
+// with its opt-out footer (compileMessage(withOptOut(…))), each message built by
+// CampaignMessageBuilder (merge fields, tracked links, open pixel, signed unsubscribe tokens,
+// List-Unsubscribe headers, VERP return path). Once the parent says go, each message is
+// composed by composeMime, DKIM-signed with the sender domain's key (opened from its sealed row
+// by DkimKeyVault) by nodemailer's DKIM signer, as MailTransport signs, and handed to a
+// nodemailer SMTP pool the way MailTransport does (the pool's transport interface, no
+// composer) with the same pool options. So the bytes are Herald's, signature included, and the
+// signing, which no sender can do ahead (each signature covers the message's own headers and
+// time), is inside the timed window on both sides; no database, no queue, no rendering.
 //
 // Env: SMTP_URL (its ?maxConnections= is this process's pool size), CAMPAIGN_ID, OFFSET and
 // COUNT (this process's share of the campaign's subscribers, ordered by id), plus the bench's
@@ -33,7 +35,7 @@ import { withOptOut } from '../../src/campaigns/content/opt-out-footer';
 import { loadConfig } from '../../src/platform/config/config';
 import { KeyedHasher } from '../../src/platform/crypto/keyed-hasher';
 import { composeMime } from '../../src/platform/mail/mime-composer';
-import { messageIdHeader } from '../../src/platform/mail/mail-transport';
+import { messageIdHeader, OutgoingMessage } from '../../src/platform/mail/mail-transport';
 import { compileMessage, textFromHtml } from '../../src/templates/template-renderer';
 
 const config = loadConfig();
@@ -51,9 +53,8 @@ const WINDOW = 400;
 const DISTINCT = 50_000;
 
 interface Prepared {
-  bytes: Buffer;
+  message: OutgoingMessage;
   messageId: string;
-  envelope: { from: string; to: string[] };
 }
 
 /** The sender identity SenderDomainsService.signingIdentity would give, from the same rows. */
@@ -119,14 +120,7 @@ async function prepare(): Promise<Prepared[]> {
     const prepared: Prepared[] = [];
     for (const subscriber of subscribers) {
       const message = await builder.build(campaign, compiled, subscriber, footer, sender);
-      const messageId = messageIdHeader(message.messageId, message.from);
-      const composed = composeMime({ ...message, messageId });
-      if (!composed) throw new Error('composeMime declined the campaign message');
-      prepared.push({
-        bytes: await signed(composed.raw, message.dkim!),
-        messageId,
-        envelope: { from: message.envelopeFrom ?? composed.fromAddress, to: [message.to] },
-      });
+      prepared.push({ message, messageId: messageIdHeader(message.messageId, message.from) });
     }
     return prepared;
   } finally {
@@ -135,7 +129,7 @@ async function prepare(): Promise<Prepared[]> {
 }
 
 /** As MailTransport's `composedMail`: finished bytes in the shape the SMTP pool takes. */
-function composedMail(envelope: Prepared['envelope'], messageId: string, bytes: Buffer) {
+function composedMail(envelope: { from: string; to: string[] }, messageId: string, bytes: Buffer) {
   const message = {
     getEnvelope: () => envelope,
     messageId: () => messageId,
@@ -159,10 +153,17 @@ async function main(): Promise<void> {
     new Promise<void>((resolve, reject) =>
       transport.transporter.send(mail, (error) => (error ? reject(error) : resolve())),
     );
-  const bytes = messages.reduce((sum, message) => sum + message.bytes.length, 0);
+  /** What MailTransport.sendWhen does to a built message: composed, then signed. */
+  const finished = async ({ message, messageId }: Prepared) => {
+    const composed = composeMime({ ...message, messageId });
+    if (!composed) throw new Error('composeMime declined the campaign message');
+    const envelope = { from: message.envelopeFrom ?? composed.fromAddress, to: [message.to] };
+    return { envelope, bytes: await signed(composed.raw, message.dkim!) };
+  };
+  const sample = await finished(messages[0]);
   await new Promise<void>((go) => {
     process.on('message', (message: { type: string }) => message.type === 'go' && go());
-    process.send!({ type: 'ready', bytes: bytes / messages.length });
+    process.send!({ type: 'ready', bytes: sample.bytes.length });
   });
 
   const startedAt = Date.now();
@@ -171,9 +172,10 @@ async function main(): Promise<void> {
   const lane = async () => {
     while (next < count) {
       const index = next++;
-      const { bytes, messageId, envelope } = messages[index % messages.length];
+      const prepared = messages[index % messages.length];
+      const { bytes, envelope } = await finished(prepared);
       const to = index < messages.length ? envelope.to : [`raw${offset + index}@example.com`];
-      await send(composedMail({ from: envelope.from, to }, messageId, bytes));
+      await send(composedMail({ from: envelope.from, to }, prepared.messageId, bytes));
     }
   };
   await Promise.all(Array.from({ length: WINDOW }, lane));

@@ -248,10 +248,12 @@ export interface BenchAccount {
   domain: VerifiedDomain;
 }
 
-export async function createAccount(bench: BenchHarness, name: string): Promise<BenchAccount> {
+export async function createAccount(
+  bench: BenchHarness,
+  name: string,
+  scopes = 'campaigns:read,campaigns:write,campaigns:send,stats:read,webhooks:write,domains:read,transactional:send',
+): Promise<BenchAccount> {
   const account = await bench.cli('accounts', 'create', '--name', name);
-  const scopes =
-    'campaigns:read,campaigns:write,campaigns:send,stats:read,webhooks:write,domains:read,transactional:send';
   const { key } = await bench.cli(
     'keys',
     'create',

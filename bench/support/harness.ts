@@ -174,18 +174,32 @@ export class BenchHarness {
  * decide its RSS and its speed).
  */
 export function workerCommand(): { env: Record<string, string>; args: string[] } {
+  const { env, args } = scriptCommand('start:worker', 'dist/worker.js');
+  return { env, args };
+}
+
+/**
+ * How an npm script of package.json starts `entry`: its leading `NAME=value` settings, its
+ * Node flags (plus BENCH_NODE_ARGS) and the arguments after the entry point.
+ */
+export function scriptCommand(
+  script: string,
+  entry: string,
+): { env: Record<string, string>; args: string[]; after: string[] } {
   const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const words = scripts['start:worker'].trim().split(/\s+/);
+  const words = scripts[script].trim().split(/\s+/);
   const node = words.indexOf('node');
   const env = Object.fromEntries(
     words.slice(0, node).map((word) => word.split('=', 2) as [string, string]),
   );
-  const flags = words.slice(node + 1, words.indexOf('dist/worker.js'));
+  const at = words.indexOf(entry);
+  const flags = words.slice(node + 1, at);
   return {
     env,
     args: [...flags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    after: words.slice(at + 1),
   };
 }
 

@@ -1312,6 +1312,11 @@ export interface components {
              */
             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
             /**
+             * @description Why a paused campaign paused itself: its complaint or hard-bounce rate over delivered messages passed COMPLAINT_RATE_LIMIT or BOUNCE_RATE_LIMIT. Null when a person paused it, and whenever it is not paused.
+             * @enum {string|null}
+             */
+            paused_reason: "complaint_rate" | "bounce_rate" | null;
+            /**
              * Format: date-time
              * @description When a scheduled campaign starts sending (kept once it has).
              */
@@ -1410,6 +1415,8 @@ export interface components {
             skipped_complained: number;
             /** @description Subscribed, but the address is on the suppression list. */
             skipped_suppressed: number;
+            /** @description Subscribers whose status is none of subscribed, unsubscribed, bounced, complained (`pending`, say): not opted in, so never mailed. */
+            skipped_other: number;
             /** @description People's opens (tracking pixel), every one; machine opens excluded. */
             opens: number;
             /** @description Recipients who opened, once each (machine opens never count). */
@@ -1802,7 +1809,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent")[];
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused")[];
             description: string | null;
             /** @description False once disabled (by hand, or after failing for 5 days). */
             enabled: boolean;
@@ -1828,7 +1835,7 @@ export interface components {
              *       "email.bounced"
              *     ]
              */
-            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent")[];
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused")[];
             /** @example CRM sync */
             description?: string;
         };
@@ -1836,7 +1843,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent")[];
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused")[];
             description: string | null;
             /** @description False once disabled (by hand, or after failing for 5 days). */
             enabled: boolean;
@@ -1854,7 +1861,7 @@ export interface components {
             /** @description http(s); checked like at creation. */
             url?: string;
             /** @description The events delivered to this endpoint (at least one). */
-            events?: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent")[];
+            events?: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused")[];
             description?: string | null;
             /** @description true re-enables an endpoint that was disabled (and forgets why). */
             enabled?: boolean;
@@ -1868,7 +1875,7 @@ export interface components {
              */
             event_id: string;
             /** @enum {string} */
-            type: "email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent";
+            type: "email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -4884,6 +4891,7 @@ export interface operations {
                      *           "html": "string",
                      *           "text": "string",
                      *           "status": "draft",
+                     *           "paused_reason": "complaint_rate",
                      *           "send_at": "2026-11-25T09:30:00.000Z",
                      *           "rate_per_minute": 0,
                      *           "progress": {
@@ -5026,6 +5034,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {
@@ -5178,6 +5187,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {
@@ -5469,6 +5479,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {
@@ -5811,6 +5822,7 @@ export interface operations {
                      *       "skipped_bounced": 0,
                      *       "skipped_complained": 0,
                      *       "skipped_suppressed": 0,
+                     *       "skipped_other": 0,
                      *       "opens": 0,
                      *       "unique_opens": 0,
                      *       "machine_opens": 0,
@@ -5982,6 +5994,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {
@@ -6164,6 +6177,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {
@@ -6331,6 +6345,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {
@@ -6498,6 +6513,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {
@@ -6665,6 +6681,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {
@@ -6999,6 +7016,7 @@ export interface operations {
                      *       "html": "string",
                      *       "text": "string",
                      *       "status": "draft",
+                     *       "paused_reason": "complaint_rate",
                      *       "send_at": "2026-11-25T09:30:00.000Z",
                      *       "rate_per_minute": 0,
                      *       "progress": {

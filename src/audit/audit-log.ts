@@ -18,6 +18,10 @@ export type AuditAction =
   | 'user.password_reset_requested'
   /** Set a new password through a reset link; every session of theirs was ended. */
   | 'user.password_reset'
+  /** An owner gave someone another role (`member_id`, `from`, `to`; `user_id` is the owner). */
+  | 'user.role_changed'
+  /** Someone was removed from the account (`member_id`, `role`); their sessions ended with it. */
+  | 'user.removed'
   | 'invitation.created'
   | 'invitation.revoked'
   /** Someone joined the account through an invitation (`user_id` is the new member). */

@@ -17,10 +17,15 @@ export interface KeyPrincipal {
   scopes: readonly string[];
 }
 
+/** What a signed-in person may do in their account (src/dashboard/people/roles.ts). */
+export type PersonRole = 'owner' | 'admin' | 'member';
+
 export interface UserPrincipal {
   /** From the signed-in person's session. */
   accountId: AccountId;
   userId: string;
+  /** Read with the session on every request: a changed role holds from the next one. */
+  role: PersonRole;
   apiKeyId?: undefined;
   scopes: readonly string[];
 }

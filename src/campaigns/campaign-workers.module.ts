@@ -12,7 +12,6 @@ import { CampaignWatchdog } from './delivery/campaign-watchdog';
 import { CampaignWorkerWarmup } from './delivery/campaign-worker-warmup';
 import { CampaignsCoreModule } from './campaigns-core.module';
 import { RecipientTokens } from '../message-refs/recipient-token';
-import { SendSlots } from './send-slots';
 import { SendRateLimiter } from './delivery/send-rate-limiter';
 
 /**
@@ -32,7 +31,6 @@ import { SendRateLimiter } from './delivery/send-rate-limiter';
     CampaignSchedulePoller,
     CampaignDeliveryGates,
     SendRateLimiter,
-    SendSlots,
   ],
 })
 export class CampaignWorkersModule {}

@@ -15,6 +15,8 @@ import { CampaignOutcomeWriter } from './delivery/campaign-outcome-writer';
 import { CampaignQueuesModule } from './core/campaign-send-queue';
 import { CampaignSentMessages } from './ledger/campaign-sent-messages';
 import { CampaignsRepository } from './core/campaigns.repository';
+import { CampaignHalts } from './core/campaign-halts';
+import { ReputationGuard } from './core/reputation-guard';
 
 /**
  * The campaigns data layer, shared by the API (CampaignsModule) and the send workers
@@ -43,8 +45,12 @@ import { CampaignsRepository } from './core/campaigns.repository';
     CampaignSentMessages,
     CampaignDeliveryRunsRepository,
     CampaignCompletion,
+    CampaignHalts,
+    ReputationGuard,
   ],
   exports: [
+    CampaignHalts,
+    ReputationGuard,
     CampaignDeliveryRunsRepository,
     CampaignCompletion,
     CampaignEvents,

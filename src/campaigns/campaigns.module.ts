@@ -17,6 +17,7 @@ import { CampaignsService } from './definition/campaigns.service';
 import { RecipientActivityService } from './tracking/recipient-activity.service';
 import { RecipientTokens } from '../message-refs/recipient-token';
 import { TrackingController } from './tracking/tracking.controller';
+import { RepeatedHits } from './tracking/repeated-hits';
 
 /**
  * Campaigns on /v1 and /dashboard/api: CRUD, send, stats, operations (schedule, pause, resume,
@@ -46,6 +47,7 @@ import { TrackingController } from './tracking/tracking.controller';
     CampaignTimelineRepository,
     RecipientTokens,
     RecipientActivityService,
+    RepeatedHits,
     CampaignErasureParticipant,
   ],
   exports: [CampaignsService],

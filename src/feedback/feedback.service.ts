@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CampaignFeedbackCounters } from '../campaigns/core/campaign-feedback-counters';
+import { ReputationGuard } from '../campaigns/core/reputation-guard';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import { SubscribersService } from '../subscribers/subscribers.service';
@@ -29,10 +30,12 @@ export class FeedbackService {
     private readonly suppressions: SuppressionList,
     private readonly campaignCounters: CampaignFeedbackCounters,
     private readonly mailEvents: MailEvents,
+    private readonly guard: ReputationGuard,
   ) {}
 
   async apply(report: FeedbackReport): Promise<FeedbackOutcome> {
     const key = messageKey(report.message);
+    let counted: { accountId: AccountId; campaignId: string } | undefined;
     const outcome = await this.repository.transaction(async (tx): Promise<FeedbackOutcome> => {
       await this.repository.lockMessage(tx, key);
       const message = await this.sent.locate(report.message, tx);
@@ -49,6 +52,7 @@ export class FeedbackService {
       }
       if (message.campaignId) {
         await this.campaignCounters.count(accountId, message.campaignId, report.kind, tx);
+        counted = { accountId, campaignId: message.campaignId };
       }
       const reason = message.subscriberId
         ? (await this.subscribers.applyFeedback(accountId, message.subscriberId, report.kind, tx))
@@ -62,6 +66,8 @@ export class FeedbackService {
       await this.mailEvents.record(tx, accountId, [feedbackMailEvent(message, report)]);
       return 'applied';
     });
+    // Once the count is committed: a complaint or hard bounce may take the campaign past a limit.
+    if (counted) this.guard.afterFeedback(counted.accountId, counted.campaignId, report.kind);
     this.logger.log({ source: report.source, kind: report.kind, outcome }, 'delivery feedback');
     return outcome;
   }

@@ -29,7 +29,8 @@ export const TRANSACTION_TIMEOUT_MS = 30_000;
 /**
  * Outcome writes that fail because PostgreSQL is away are retried until it is back, the wait
  * doubling from 100 ms up to this: the messages are out, their outcomes must not be lost.
- * Other failures (a bug, a constraint) are tried RECORD_ATTEMPTS times.
+ * Other failures (a bug, a constraint) are tried RECORD_ATTEMPTS times by transactional sends;
+ * a campaign run keeps trying while its lease holds (and sends nothing more meanwhile).
  */
 export const RECORD_RETRY_MAX_MS = 5_000;
 

@@ -6,9 +6,9 @@ import type { BulkOutcome } from './subscriber-bulk-writer';
 import { presentSubscriber } from './subscriber.presenter';
 import * as sql from './subscriber-subjects.sql';
 
-type SubscriberEventType = 'subscriber.created' | 'subscriber.updated';
+type SubscriberEventType = 'subscriber.created' | 'subscriber.updated' | 'subscriber.unsubscribed';
 
-/** `subscriber.created` / `subscriber.updated`: the subscriber as the API shows it. */
+/** `subscriber.created` / `.updated` / `.unsubscribed`: the subscriber as the API shows it. */
 export function subscriberEvent(type: SubscriberEventType, row: Subscriber): OutboundEvent {
   return {
     type,

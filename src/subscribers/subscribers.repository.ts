@@ -36,6 +36,15 @@ export class SubscribersRepository {
     return rows;
   }
 
+  /**
+   * The status as it stands, the row locked until `tx` ends: a change of status decided from it
+   * (and announced) cannot cross another writer's change of the same row.
+   */
+  async lockStatus(accountId: AccountId, id: string, tx: Db): Promise<string | undefined> {
+    const [row] = await tx.$queryRaw<{ status: string }[]>(sql.lockStatus(accountId, id));
+    return row?.status;
+  }
+
   findById(accountId: AccountId, id: string, db: Db = this.prisma): Promise<Subscriber | null> {
     return db.subscriber.findFirst({ where: { accountId, id } });
   }

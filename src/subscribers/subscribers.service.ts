@@ -140,10 +140,18 @@ export class SubscribersService {
             tx,
           );
         }
+        const before = await this.subscribers.lockStatus(accountId, id, tx);
         const row = await this.subscribers.update(accountId, id, columns, tx);
         // Gone between the read and the lock: only an erasure deletes subscribers.
         if (!row) throw new EmailErasedError();
-        await this.events.publish(tx, accountId, [subscriberEvent('subscriber.updated', row)]);
+        const events = [subscriberEvent('subscriber.updated', row)];
+        // Every change to `unsubscribed` is announced as such, whoever makes it; the row is
+        // locked from the read of its status, so a concurrent unsubscribe (a link, a report)
+        // finds it unsubscribed already and announces nothing.
+        if (row.status === 'unsubscribed' && before !== 'unsubscribed') {
+          events.push(subscriberEvent('subscriber.unsubscribed', row));
+        }
+        await this.events.publish(tx, accountId, events);
         return row;
       },
     );

@@ -47,6 +47,12 @@ export const LIST_PAGE = `SELECT ${ROW_COLUMNS} FROM subscribers
 export const BY_IDS = `SELECT * FROM subscribers WHERE account_id = $1 AND id = ANY($2::uuid[])`;
 
 /** Someone followed an unsubscribe link: idempotent, and a no-op for an erased subscriber. */
+/** A subscriber's status, its row locked until the transaction ends. */
+export const lockStatus = (accountId: AccountId, id: string) => Prisma.sql`
+  SELECT status FROM subscribers
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
+     FOR UPDATE`;
+
 export const unsubscribe = (accountId: AccountId, id: string) => Prisma.sql`
   UPDATE subscribers SET status = 'unsubscribed', updated_at = now()
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid

@@ -8,7 +8,13 @@ import { CONFIG } from '../platform/config/config.module';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import { parseAccountId } from '../platform/database/account-id';
 import { retryTransient } from '../platform/database/retry-transient';
-import { MailDeliveryError, MailTransport, OutgoingMessage } from '../platform/mail/mail-transport';
+import {
+  DeliveryReceipt,
+  MailDeliveryError,
+  MailTransport,
+  OutgoingMessage,
+} from '../platform/mail/mail-transport';
+import { SendSlots } from '../platform/mail/send-slots';
 import { HeraldMetrics } from '../platform/metrics/herald-metrics';
 import { QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
@@ -27,6 +33,9 @@ import { TransactionalOutcomes } from './transactional-outcomes';
 import { TransactionalJob } from './transactional-queue';
 
 const MAX_ERROR_LENGTH = 500;
+
+/** What the relay made of a message: its receipt (none if abandoned at its end), or why not. */
+type SendAttempt = { receipt: DeliveryReceipt | undefined } | { error: unknown };
 /** A job waiting for another worker's lease tries just after it ends (clock granularity). */
 const LEASE_TAKEOVER_SLACK_MS = 250;
 
@@ -45,6 +54,7 @@ export class TransactionalSendProcessor extends QueueProcessor {
     private readonly messages: TransactionalMessagesRepository,
     private readonly outcomes: TransactionalOutcomes,
     private readonly mail: MailTransport,
+    private readonly slots: SendSlots,
     private readonly verp: VerpAddresses,
     private readonly senderDomains: SenderDomainsService,
     private readonly suppressions: SuppressionList,
@@ -107,24 +117,39 @@ export class TransactionalSendProcessor extends QueueProcessor {
       await this.messages.release(message, describe(error, to)).catch(() => undefined);
       throw error;
     }
-    // Judged by this process's clock: a worker frozen or cut off from PostgreSQL for longer
-    // than its lease must not send what the sweep may have handed to another worker.
-    if (!(await claim.holdsToSend())) {
+    // Through the process's send slots, like campaign messages: its end waits for an
+    // unrecorded slot, held until the outcome below is written, so the worker's bound of one
+    // unknown message per connection holds for both kinds of send together. The claim is
+    // judged by this process's clock when a connection is free and again before the end: a
+    // worker frozen or cut off from PostgreSQL for longer than its lease must not send what
+    // the sweep may have handed to another worker.
+    let recorded = true;
+    const attempt = await this.slots.send<SendAttempt>({
+      // One person waits for this message: it goes before a campaign's waiting messages.
+      lane: 'urgent',
+      holds: () => claim.holdsToSend(),
+      send: (mayFinish) =>
+        this.mail.sendWhen(outgoing, mayFinish).then(
+          (receipt) => ({ receipt }),
+          (error: unknown) => ({ error }),
+        ),
+      record: async (sent) => {
+        if (!('receipt' in sent) || sent.receipt === undefined) return;
+        const { messageId } = sent.receipt;
+        recorded = await this.record(() =>
+          this.outcomes.sent(message, messageId, normalizeEmail(to)),
+        );
+      },
+    });
+    if (attempt === undefined || ('receipt' in attempt && attempt.receipt === undefined)) {
       this.logger.warn({ messageId: message.id }, 'claim lapsed before sending; left to the sweep');
       return;
     }
-    let headerMessageId: string;
-    try {
-      ({ messageId: headerMessageId } = await this.mail.send(outgoing));
-    } catch (error) {
-      await this.recordFailure(job, token, message, error);
+    if ('error' in attempt) {
+      await this.recordFailure(job, token, message, attempt.error);
       return;
     }
     this.metrics.message('transactional', 'sent');
-    // Outside the try: once the relay accepted it, a failure to record must not resend it now.
-    const recorded = await this.record(() =>
-      this.outcomes.sent(message, headerMessageId, normalizeEmail(to)),
-    );
     if (!recorded) {
       this.logger.warn(
         { messageId: message.id },

@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'subscriber.erased',
   'campaign.sending',
   'campaign.sent',
+  'campaign.paused',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -47,10 +47,13 @@ describeWithChromium('account access in Chromium', () => {
     return page;
   };
   /** Links in mail name PUBLIC_URL; the test server listens on another port. */
+  /** Both people's browsers, from the first test on. */
+  let owner: Page;
+  let member: Page;
   const local = (url: string) => `${base}${new URL(url).pathname}${new URL(url).hash}`;
 
   it('an owner invites, the invitee joins from the link, then resets a forgotten password', async () => {
-    const owner = await newPage();
+    owner = await newPage();
     await owner.goto(`${base}/dashboard/signup`);
     await owner.getByLabel('Organisation').fill('Access Ltd');
     await owner.getByLabel('Work email').fill(OWNER);
@@ -77,7 +80,7 @@ describeWithChromium('account access in Chromium', () => {
     const mail = await waitFor(() => sink.messages.find((m) => m.to.includes(MEMBER)));
     expect(mail.body).toContain(link);
 
-    const member = await newPage();
+    member = await newPage();
     await member.goto(local(link));
     await member.getByRole('heading', { name: 'Join Access Ltd' }).waitFor();
     // The token leaves the address bar once read.
@@ -115,5 +118,35 @@ describeWithChromium('account access in Chromium', () => {
     await member.getByLabel('New password').fill('a third passphrase here');
     await member.getByRole('button', { name: 'Set new password' }).click();
     await member.getByText(/already been used/).waitFor();
+  });
+
+  it('an owner promotes the member to admin, then removes them, which signs them out at once', async () => {
+    const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
+    // A member has no API keys to manage.
+    await member.goto(`${base}/dashboard/campaigns`);
+    await member.getByRole('heading', { name: 'Campaigns' }).waitFor();
+    expect(await nav(member).getByRole('link', { name: 'API keys' }).count()).toBe(0);
+
+    await owner.goto(`${base}/dashboard/people`);
+    await owner.getByLabel(`Role of ${MEMBER}`).selectOption('admin');
+    await waitFor(
+      async () => (await owner.getByLabel(`Role of ${MEMBER}`).inputValue()) === 'admin',
+    );
+    await member.reload();
+    await nav(member).getByRole('link', { name: 'API keys' }).click();
+    await member.getByRole('heading', { name: 'API keys' }).waitFor();
+    await screenshot(owner, 'access-06-roles');
+
+    // The last owner cannot step down: the page says why.
+    await owner.getByLabel(`Role of ${OWNER}`).selectOption('member');
+    await owner.getByText(/last owner/).waitFor();
+
+    await owner.getByRole('button', { name: `Remove ${MEMBER}` }).click();
+    await owner.getByRole('button', { name: 'Remove', exact: true }).click();
+    await owner.getByLabel(`Role of ${MEMBER}`).waitFor({ state: 'detached' });
+    await screenshot(owner, 'access-07-removed');
+    // Their very next request finds no session.
+    await nav(member).getByRole('link', { name: 'Subscribers' }).click();
+    await member.getByRole('heading', { name: 'Sign in' }).waitFor();
   });
 });

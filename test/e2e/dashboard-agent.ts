@@ -31,6 +31,10 @@ export class DashboardAgent {
     return this.http.patch(path).set('X-CSRF-Token', this.csrf).send(body);
   }
 
+  delete(path: string) {
+    return this.http.delete(path).set('X-CSRF-Token', this.csrf);
+  }
+
   get(path: string) {
     return this.http.get(path);
   }

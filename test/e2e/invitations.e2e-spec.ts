@@ -113,8 +113,8 @@ describe('invitations (SIGNUP=closed)', () => {
       user: { email: 'Grace@Example.test', name: 'Grace', role: 'member' },
       account: { id: accountId, name: 'Acme' },
     });
-    // A member of the same account: sees its keys and people, signs in with the password.
-    expect((await agent.get('/dashboard/api/keys')).status).toBe(200);
+    // A member of the same account: sees its people (not its keys), signs in with the password.
+    expect((await agent.get('/dashboard/api/keys')).status).toBe(403);
     const people = (await agent.get('/dashboard/api/people')).body as {
       data: { email: string; role: string }[];
     };
@@ -135,7 +135,7 @@ describe('invitations (SIGNUP=closed)', () => {
     // Members cannot invite.
     const byMember = await invite('friend@example.test', agent);
     expect(byMember.status).toBe(403);
-    expect(byMember.body.error.message).toMatch(/Only the account owner/);
+    expect(byMember.body.error.message).toMatch(/Only an owner or admin/);
 
     const audit = await env.sql<{ action: string }>(
       `SELECT action FROM audit_events WHERE action LIKE 'invitation.%' ORDER BY id`,

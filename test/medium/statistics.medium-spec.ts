@@ -112,18 +112,19 @@ describe('statistics counters', () => {
     expect(stats.reduce((sum, s) => sum + s.statHardBounces, 0)).toBe(1);
   });
 
-  it('counts each open and click on the subscriber, and each person once on the campaign', async () => {
+  it('counts opens and clicks on the subscriber, a repeat within the window once, and each person once on the campaign', async () => {
     const { accountId, campaignId, ids } = await delivered(3);
     const activity = ctx.get(RecipientActivityService);
     const [first, second] = ids;
     await activity.recordOpen({ accountId, subscriberId: first, campaignId }, PERSON);
+    // The same message opened again at once: one open, counted nowhere twice.
     await activity.recordOpen({ accountId, subscriberId: first, campaignId }, PERSON);
     await activity.recordClick({ accountId, subscriberId: first, campaignId }, LINK, PERSON);
     await activity.recordOpen({ accountId, subscriberId: second, campaignId }, PERSON);
 
     expect(await counters(ctx, campaignId)).toMatchObject({ open_count: 2, click_count: 1 });
     const stats = await statistics(ctx, ids);
-    expect(stats.get(first)).toMatchObject({ statOpens: 2, statClicks: 1 });
+    expect(stats.get(first)).toMatchObject({ statOpens: 1, statClicks: 1 });
     expect(stats.get(first)!.lastOpenAt).toBeInstanceOf(Date);
     expect(stats.get(first)!.lastClickAt).toBeInstanceOf(Date);
     expect(stats.get(second)).toMatchObject({ statOpens: 1, statClicks: 0, lastClickAt: null });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { SCOPES } from '../../src/auth/scopes';
 import { HeraldProcess } from './herald-process';
 import { cli, freePort, processEnv, ROOT, waitForOk } from './processes';
@@ -15,6 +16,8 @@ const run = promisify(execFile);
 
 /** SMTP connections per worker process in fault tests: the bound on a killed worker's duplicates. */
 export const SMTP_POOL = 8;
+/** The advisory lock holdOutcomeWrites takes and the outcome triggers wait on. */
+const HOLD_LOCK = 4242;
 
 export interface RigOptions {
   /** Run the whole instance on a PostgreSQL server of its own (to stop it). */
@@ -100,7 +103,8 @@ export class FaultRig {
       processEnv(env, { ...extraEnv, PORT: String(port), LOG_LEVEL: 'warn' }),
     );
     const base = `http://127.0.0.1:${port}`;
-    await waitForOk(`${base}/health`).catch((error: Error) => {
+    // Generous: fault cases start instances side by side on a busy machine.
+    await waitForOk(`${base}/health`, 120_000).catch((error: Error) => {
       throw new Error(`${error.message}\n${api.tail()}`);
     });
     return new FaultRig(env, sink, api, base, extraEnv);
@@ -164,16 +168,82 @@ export class FaultRig {
     return { accountId, auth: `Bearer ${key}` };
   }
 
-  /** `count` subscribers `reader<n>@<domain>`, written straight to the table; their addresses. */
-  async audience(accountId: string, count: number, domain: string): Promise<string[]> {
+  /**
+   * `count` subscribers `reader<n>@<domain>`, written straight to the table; their addresses.
+   * Each has a note (custom field `note`) of 0 to `noteBytes` bytes, varied over the audience,
+   * for templates whose messages should differ in size.
+   */
+  async audience(
+    accountId: string,
+    count: number,
+    domain: string,
+    noteBytes = 0,
+  ): Promise<string[]> {
     const emails = Array.from({ length: count }, (_, n) => `reader${n}@${domain}`);
     await this.env.sql(
-      `INSERT INTO subscribers (id, account_id, email, email_normalized, first_name)
-       SELECT u.id, $1::uuid, u.email, u.email, 'Person'
-         FROM unnest($2::uuid[], $3::text[]) AS u(id, email)`,
-      [accountId, emails.map(() => randomUUID()), emails],
+      `INSERT INTO subscribers (id, account_id, email, email_normalized, first_name, custom_fields)
+       SELECT u.id, $1::uuid, u.email, u.email, 'Person',
+              jsonb_build_object('note', repeat('lorem ', (u.n::int * 7919 % ($4::int + 1)) / 6))
+         FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, email, n)`,
+      [accountId, emails.map(() => randomUUID()), emails, noteBytes],
     );
     return emails;
+  }
+
+  /**
+   * A sender domain of the tenant's, verified and with its DKIM key active, as if its DNS
+   * records had been found: every message from it is signed with that key.
+   */
+  async verifiedDomain(tenant: Tenant, name: string): Promise<void> {
+    const created = await this.request<{ id: string }>(tenant, 'POST', '/v1/domains', { name });
+    if (created.status !== 201) throw new Error(`domain: ${JSON.stringify(created)}`);
+    await this.env.sql(
+      `UPDATE sender_domains SET status = 'verified', verified_at = now() WHERE id = $1`,
+      [created.body.id],
+    );
+    await this.env.sql(
+      `UPDATE sender_domain_keys SET status = 'active', activated_at = now() WHERE domain_id = $1`,
+      [created.body.id],
+    );
+  }
+
+  /**
+   * Triggers in this instance's database through which a test makes outcome writes (a row
+   * leaving 'sending', campaign or transactional) fail (failOutcomeWrites) or wait
+   * (holdOutcomeWrites); claims are left alone.
+   */
+  async installOutcomeFaults(): Promise<void> {
+    await this.env.sql(`
+      CREATE TABLE test_outcome_faults (failing boolean NOT NULL);
+      INSERT INTO test_outcome_faults VALUES (false);
+      CREATE FUNCTION test_outcome_fault() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock_shared(${HOLD_LOCK});
+        IF (SELECT failing FROM test_outcome_faults) THEN
+          RAISE EXCEPTION 'outcome writes refused by the test';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER test_campaign_outcome BEFORE UPDATE ON campaign_recipients FOR EACH ROW
+        WHEN (OLD.status = 'sending' AND NEW.status <> 'sending')
+        EXECUTE FUNCTION test_outcome_fault();
+      CREATE TRIGGER test_transactional_outcome BEFORE UPDATE ON transactional_messages
+        FOR EACH ROW WHEN (OLD.status = 'sending' AND NEW.status <> 'sending')
+        EXECUTE FUNCTION test_outcome_fault();`);
+  }
+
+  /** Every outcome write fails (a non-transient error) until called with false. */
+  async failOutcomeWrites(failing: boolean): Promise<void> {
+    await this.env.sql('UPDATE test_outcome_faults SET failing = $1', [failing]);
+  }
+
+  /** Outcome writes wait until the returned release is called. */
+  async holdOutcomeWrites(): Promise<() => Promise<void>> {
+    const holder = new Client({ connectionString: this.env.config.databaseUrl });
+    await holder.connect();
+    await holder.query('SELECT pg_advisory_lock($1)', [HOLD_LOCK]);
+    let released: Promise<void> | undefined;
+    return () => (released ??= holder.end());
   }
 
   async request<T = Record<string, unknown>>(
@@ -197,12 +267,16 @@ export class FaultRig {
   }
 
   /** Creates a campaign to the whole account and starts it; its id. */
-  async sendCampaign(tenant: Tenant, name: string): Promise<string> {
+  async sendCampaign(
+    tenant: Tenant,
+    name: string,
+    content: { from?: string; html?: string } = {},
+  ): Promise<string> {
     const created = await this.request<{ id: string }>(tenant, 'POST', '/v1/campaigns', {
       name,
       subject: `${name} for {{first_name}}`,
-      from: 'news@acme.test',
-      text: 'Hello',
+      from: content.from ?? 'news@acme.test',
+      ...(content.html === undefined ? { text: 'Hello' } : { html: content.html }),
     });
     if (created.status !== 201) throw new Error(`campaign: ${JSON.stringify(created)}`);
     const sent = await this.request(tenant, 'POST', `/v1/campaigns/${created.body.id}/send`);

@@ -1,4 +1,4 @@
-import { AddressInfo } from 'node:net';
+import { AddressInfo, Socket } from 'node:net';
 import { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 
 export interface ReceivedMessage {
@@ -12,6 +12,8 @@ export interface ReceivedMessage {
   body: string;
   /** When the sink accepted it (Date.now()): for tests of pace. */
   receivedAt: number;
+  /** The message's size in bytes, as it arrived. */
+  size: number;
 }
 
 /**
@@ -36,6 +38,11 @@ export class SmtpSink {
   holdAfter = Infinity;
   /** Transactions currently hanging at MAIL FROM. */
   held = 0;
+  /**
+   * Transactions whose data is arriving and not yet ended: a sender holding messages' ends
+   * back shows here (each connection waiting at an end counts one).
+   */
+  inData = 0;
   /** Connections accepted, and MAIL FROM commands received, since the sink started. */
   connectionsOpened = 0;
   mailFroms = 0;
@@ -82,10 +89,17 @@ export class SmtpSink {
       },
       onData: (stream: SMTPServerDataStream, session: SMTPServerSession, callback) => {
         const chunks: Buffer[] = [];
+        this.inData++;
+        let ended = false;
+        const over = () => {
+          if (!ended) this.inData--;
+          ended = true;
+        };
+        stream.once('close', over);
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
-          const message = parseMessage(Buffer.concat(chunks).toString('utf8'), session);
-          if (!keepBodies) message.raw = '';
+          over();
+          const message = parseMessage(Buffer.concat(chunks).toString('utf8'), session, keepBodies);
           if (this.deferring()) {
             callback(this.deferral());
             return;
@@ -180,6 +194,23 @@ export class SmtpSink {
     for (const release of releases) release();
   }
 
+  /**
+   * The relay going down and coming back on the same port, `downMs` later: every connection
+   * dropped at once (messages whose data had not ended are lost to it; one that had ended is
+   * counted though its sender may never hear the 250), new connections refused meanwhile.
+   */
+  async restart(downMs: number): Promise<void> {
+    const listener = this.server.server;
+    const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+    const connections = (this.server as unknown as { connections: Set<{ _socket: Socket }> })
+      .connections;
+    for (const connection of connections) connection._socket.destroy();
+    this.releases = [];
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    await new Promise<void>((resolve) => listener.listen(this.port, '127.0.0.1', resolve));
+  }
+
   async close(): Promise<void> {
     this.release();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -214,7 +245,8 @@ export class SmtpSink {
   }
 }
 
-function parseMessage(raw: string, session: SMTPServerSession): ReceivedMessage {
+/** The message as tests read it; without `keepBodies`, its headers only (cheap at volume). */
+function parseMessage(raw: string, session: SMTPServerSession, keepBodies = true): ReceivedMessage {
   const split = raw.indexOf('\r\n\r\n');
   const head = split < 0 ? raw : raw.slice(0, split);
   const headers: Record<string, string> = {};
@@ -224,15 +256,18 @@ function parseMessage(raw: string, session: SMTPServerSession): ReceivedMessage 
     const name = line.slice(0, colon).trim().toLowerCase();
     headers[name] ??= line.slice(colon + 1).trim();
   }
-  const body = (split < 0 ? '' : raw.slice(split + 4))
-    .replace(/=\r\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const body = !keepBodies
+    ? ''
+    : (split < 0 ? '' : raw.slice(split + 4))
+        .replace(/=\r\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return {
     to: session.envelope.rcptTo.map((address) => address.address.toLowerCase()),
     from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-    raw,
+    raw: keepBodies ? raw : '',
     headers,
     body,
     receivedAt: Date.now(),
+    size: Buffer.byteLength(raw),
   };
 }

@@ -7,4 +7,5 @@ export const CAMPAIGN_SUBJECT = `
 
 /** $1 account, $2 campaign. */
 export const CAMPAIGN_EVENT_DATA = `
-  SELECT id::text, name, status::text FROM campaigns WHERE account_id = $1 AND id = $2::uuid`;
+  SELECT id::text, name, status::text, paused_reason::text AS paused_reason
+    FROM campaigns WHERE account_id = $1 AND id = $2::uuid`;

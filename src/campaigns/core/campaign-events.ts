@@ -9,7 +9,7 @@ import * as sql from './campaign-events.sql';
 import type { FinalOutcome } from '../ledger/recipient-outcome';
 
 /**
- * What campaigns tell the outside: `campaign.sending` and `campaign.sent`, and the mail events of
+ * What campaigns tell the outside: `campaign.sending`, `campaign.sent` and `campaign.paused`, and the mail events of
  * a chunk of recorded outcomes (turned into MailEvents' terms here, so the outcome writer makes
  * one call). Also provides MailEvents with a campaign's name and From.
  */
@@ -44,18 +44,22 @@ export class CampaignEvents implements OnModuleInit {
   async statusChanged(
     accountId: AccountId,
     id: string,
-    type: 'campaign.sending' | 'campaign.sent',
+    type: 'campaign.sending' | 'campaign.sent' | 'campaign.paused',
   ) {
     try {
       if (!(await this.publisher.wants(accountId, type))) return;
-      const [row] = await runSql<{ id: string; name: string; status: string }>(
-        this.prisma,
-        sql.CAMPAIGN_EVENT_DATA,
-        [accountId, id],
-      );
+      const [row] = await runSql<{
+        id: string;
+        name: string;
+        status: string;
+        paused_reason: string | null;
+      }>(this.prisma, sql.CAMPAIGN_EVENT_DATA, [accountId, id]);
       if (!row) return;
+      // A pause says why: the guard's reason, or null when a person paused the campaign.
+      const data: Record<string, unknown> = { id: row.id, name: row.name, status: row.status };
+      if (type === 'campaign.paused') data.paused_reason = row.paused_reason;
       await this.publisher.publish(this.prisma, accountId, [
-        { type, occurredAt: new Date(), data: { id: row.id, name: row.name, status: row.status } },
+        { type, occurredAt: new Date(), data },
       ]);
     } catch (error) {
       this.logger.error(`campaign ${id}: publishing ${type} failed: ${String(error)}`);

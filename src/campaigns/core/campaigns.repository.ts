@@ -242,10 +242,42 @@ export class CampaignsRepository {
     await tx.$executeRaw(sql.countFirstActivity(kind, accountId, id));
   }
 
+  /**
+   * The reputation guard's verdict, applied (see sql.pauseIfPastLimits): the campaign paused
+   * with its reason, or undefined when it is within its limits (or not sending).
+   */
+  async pauseIfPastLimits(
+    accountId: AccountId,
+    id: string,
+    limits: sql.RateLimits,
+  ): Promise<GuardPause | undefined> {
+    const [row] = await this.prisma.$queryRaw<GuardPause[]>(
+      sql.pauseIfPastLimits(accountId, id, limits),
+    );
+    return row;
+  }
+
+  /** paused → sending, the guard's baseline moved to now (sql.resume); null when not paused. */
+  async resume(accountId: AccountId, id: string): Promise<Campaign | null> {
+    const count = await this.prisma.$executeRaw(sql.resume(accountId, id));
+    return count === 0 ? null : this.findById(accountId, id);
+  }
+
   /** A bounce, complaint or unsubscribe reported after the send, inside the report's write. */
   async countFeedback(accountId: AccountId, id: string, kind: FeedbackKind, tx: Db): Promise<void> {
     await tx.$executeRaw(sql.countFeedback(accountId, id, kind));
   }
+}
+
+/** A campaign the reputation guard paused, and the counts since its last resume. */
+export interface GuardPause {
+  id: string;
+  name: string;
+  status: string;
+  paused_reason: 'complaint_rate' | 'bounce_rate';
+  delivered: number;
+  bounces: number;
+  complaints: number;
 }
 
 interface CheckpointRow {

@@ -99,3 +99,17 @@ export const SEND_RATE_RETRY_MS = 1_000;
  * added (job ids are stable), and by then it is gone.
  */
 export const RESUME_RECHECK_MS = 5_000;
+
+/**
+ * How often the reputation guard checks the campaigns whose outcomes or feedback moved since
+ * its last pass: one statement per such campaign per pass, off the send's path, so a bad list
+ * is stopped within about this long of passing its limit, at no cost per message.
+ */
+export const REPUTATION_CHECK_MS = 200;
+
+/**
+ * A repeated open of one message, or click of one link in one message, within this many
+ * seconds of the first counts and publishes once: a reader's client refetching the pixel, a
+ * double click, or a loop of requests on one link costs nothing after the first.
+ */
+export const REPEAT_HIT_WINDOW_SECONDS = 60;

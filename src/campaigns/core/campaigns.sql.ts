@@ -99,6 +99,7 @@ export interface FanoutAdvance {
   bounced: number;
   complained: number;
   suppressed: number;
+  other: number;
   erased: number;
 }
 
@@ -114,6 +115,7 @@ export const advanceFanout = (accountId: AccountId, id: string, a: FanoutAdvance
          skipped_complained_count = skipped_complained_count + ${a.complained},
          skipped_suppressed_count = skipped_suppressed_count + ${a.suppressed},
          skipped_erased_count = skipped_erased_count + ${a.erased},
+         skipped_other_count = skipped_other_count + ${a.other},
          progress_at = now()
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
 
@@ -175,3 +177,65 @@ export const markCancelled = (accountId: AccountId, id: string) => Prisma.sql`
 export const countCancelled = (accountId: AccountId, id: string, count: number) => Prisma.sql`
   UPDATE campaigns SET cancelled_count = cancelled_count + ${count}
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
+
+/** The reputation guard's limits, as the statement takes them. */
+export interface RateLimits {
+  complaintRate: number;
+  bounceRate: number;
+  minDelivered: number;
+}
+
+/**
+ * The reputation guard: a sending campaign whose complaints or hard bounces over its delivered
+ * messages, counted since the last resume (runs not folded yet included, in one snapshot), pass
+ * their limit once enough were delivered pauses itself, in one conditional UPDATE: of several
+ * workers that check at once, one pauses it. Complaints are judged first: they cost the most.
+ * Returns the paused campaign and the counts it was judged on.
+ */
+export const pauseIfPastLimits = (accountId: AccountId, id: string, limits: RateLimits) =>
+  Prisma.sql`
+    WITH counted AS (
+      SELECT c.id,
+             c.delivered_count + coalesce(sum(d.delivered), 0) - c.guard_since_delivered
+               AS delivered,
+             c.bounce_count + coalesce(sum(d.hard_bounces), 0) - c.guard_since_bounces
+               AS bounces,
+             c.complaint_count - c.guard_since_complaints AS complaints
+        FROM campaigns c
+        LEFT JOIN campaign_delivery_runs d
+               ON d.campaign_id = c.id AND d.account_id = c.account_id
+       WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid AND c.status = 'sending'
+       GROUP BY c.id
+    ), judged AS (
+      SELECT id, delivered, bounces, complaints,
+             CASE WHEN delivered < ${limits.minDelivered}::int THEN NULL
+                  WHEN complaints > ${limits.complaintRate}::float8 * delivered
+                    THEN 'complaint_rate'
+                  WHEN bounces > ${limits.bounceRate}::float8 * delivered THEN 'bounce_rate'
+             END AS reason
+        FROM counted
+    )
+    UPDATE campaigns c
+       SET status = 'paused', paused_reason = j.reason::paused_reason, updated_at = now()
+      FROM judged j
+     WHERE c.id = j.id AND c.account_id = ${accountId}::uuid AND c.status = 'sending'
+       AND j.reason IS NOT NULL
+    RETURNING c.id::text, c.name, c.status::text, c.paused_reason::text AS paused_reason,
+              j.delivered::int, j.bounces::int, j.complaints::int`;
+
+/**
+ * paused → sending. What the guard judges starts again from here: the counts so far become its
+ * baseline, so a campaign resumed after the guard paused it is judged on what it sends next,
+ * not paused again at once for what it sent before.
+ */
+export const resume = (accountId: AccountId, id: string) => Prisma.sql`
+  UPDATE campaigns c
+     SET status = 'sending', paused_reason = NULL, updated_at = now(), progress_at = now(),
+         guard_since_delivered = c.delivered_count + coalesce(
+           (SELECT sum(d.delivered) FROM campaign_delivery_runs d
+             WHERE d.campaign_id = c.id AND d.account_id = c.account_id), 0),
+         guard_since_bounces = c.bounce_count + coalesce(
+           (SELECT sum(d.hard_bounces) FROM campaign_delivery_runs d
+             WHERE d.campaign_id = c.id AND d.account_id = c.account_id), 0),
+         guard_since_complaints = c.complaint_count
+   WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid AND c.status = 'paused'`;

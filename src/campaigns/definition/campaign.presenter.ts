@@ -55,6 +55,13 @@ export class CampaignResponse {
   })
   status!: string;
   @ApiProperty({
+    enum: ['complaint_rate', 'bounce_rate'],
+    nullable: true,
+    description:
+      'Why a paused campaign paused itself: its complaint or hard-bounce rate over delivered messages passed COMPLAINT_RATE_LIMIT or BOUNCE_RATE_LIMIT. Null when a person paused it, and whenever it is not paused.',
+  })
+  paused_reason!: 'complaint_rate' | 'bounce_rate' | null;
+  @ApiProperty({
     type: String,
     format: 'date-time',
     nullable: true,
@@ -123,6 +130,12 @@ export class CampaignStatsResponse {
     description: 'Subscribed, but the address is on the suppression list.',
   })
   skipped_suppressed!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Subscribers whose status is none of subscribed, unsubscribed, bounced, complained (`pending`, say): not opted in, so never mailed.',
+  })
+  skipped_other!: number;
   @ApiProperty({
     type: 'integer',
     description: "People's opens (tracking pixel), every one; machine opens excluded.",
@@ -253,6 +266,7 @@ export function presentCampaign(
     html: row.html,
     text: row.text,
     status: row.status,
+    paused_reason: row.status === 'paused' ? row.pausedReason : null,
     send_at: row.sendAt?.toISOString() ?? null,
     rate_per_minute: row.ratePerMinute,
     progress: {
@@ -265,7 +279,8 @@ export function presentCampaign(
         row.skippedUnsubscribedCount +
         row.skippedBouncedCount +
         row.skippedComplainedCount +
-        row.skippedSuppressedCount,
+        row.skippedSuppressedCount +
+        row.skippedOtherCount,
       cancelled: row.cancelledCount,
       percent: percent(row),
       expected_finish_at: expectedFinishAt(row, accountRatePerMinute, now)?.toISOString() ?? null,
@@ -295,6 +310,7 @@ export function presentCampaignStats(
     skipped_bounced: row.skippedBouncedCount,
     skipped_complained: row.skippedComplainedCount,
     skipped_suppressed: row.skippedSuppressedCount,
+    skipped_other: row.skippedOtherCount,
     // The ledger marks a recipient's first human open and click: the campaign's unique counts.
     opens: engagement.opens,
     unique_opens: row.openCount,

@@ -83,6 +83,7 @@ export class CampaignAudienceSnapshot {
           bounced: batch.bounced,
           complained: batch.complained,
           suppressed: batch.suppressed,
+          other: batch.other,
           erased,
         },
         tx,

@@ -7,33 +7,42 @@ import type { AccountId } from '../../platform/database/account-id';
 import { reportRedisError } from '../../platform/redis/redis-outage-log';
 import { SEND_RATE_RETRY_MS, SEND_STATUS_CHECK_MS } from '../core/campaigns.settings';
 import { CampaignsRepository } from '../core/campaigns.repository';
+import { CampaignHalts } from '../core/campaign-halts';
+import { DeliveryLease } from './delivery-lease';
 import { SendRateLimiter, SendRates } from './send-rate-limiter';
 
 /**
  * What a delivery job asks before each claim of recipients: may it claim, and how many? The
- * answer is 0 once the campaign is no longer sending (paused or cancelled: the job claims no
- * more and ends when what it holds is sent and recorded), otherwise as many as the campaign's
+ * answer is 0 once the campaign is no longer sending, otherwise as many as the campaign's
  * and the account's send rates allow right now, waiting for room when they allow none.
  */
 export interface DeliveryGate {
   admit(wanted: number): Promise<number>;
 }
 
-/** Opens one gate per delivery job (the job has just read the campaign as `sending`). */
+/**
+ * Opens one gate per delivery run (its job has just read the campaign as `sending`). A pause
+ * halts the run (DeliveryLease.halt: no message it holds starts any more), whether a person or
+ * the reputation guard paused the campaign: at once when it was paused in this process
+ * (CampaignHalts), else when the gate reads the status. A cancellation only stops the claims:
+ * what the run holds is sent and recorded, since the cancelled campaign never resumes.
+ */
 @Injectable()
 export class CampaignDeliveryGates {
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
     private readonly campaigns: CampaignsRepository,
     private readonly limiter: SendRateLimiter,
+    private readonly halts: CampaignHalts,
   ) {}
 
-  open(accountId: AccountId, campaign: Campaign): DeliveryGate {
+  open(accountId: AccountId, campaign: Campaign, lease: DeliveryLease): DeliveryGate {
+    lease.whenReleased(this.halts.register(campaign.id, () => lease.halt()));
     const rates: SendRates = {
       campaign: campaign.ratePerMinute ?? undefined,
       account: this.config.sendRatePerMinute,
     };
-    return new ThrottledGate(accountId, campaign.id, rates, this.campaigns, this.limiter);
+    return new ThrottledGate(accountId, campaign.id, rates, this.campaigns, this.limiter, lease);
   }
 }
 
@@ -47,15 +56,18 @@ class ThrottledGate implements DeliveryGate {
     private readonly rates: SendRates,
     private readonly campaigns: CampaignsRepository,
     private readonly limiter: SendRateLimiter,
+    private readonly lease: DeliveryLease,
   ) {
     this.throttled = rates.campaign !== undefined || rates.account !== undefined;
   }
 
   async admit(wanted: number): Promise<number> {
     for (;;) {
+      if (this.lease.wasHalted) return 0;
       if (Date.now() - this.checkedAt >= SEND_STATUS_CHECK_MS) {
         const status = await this.campaigns.statusOf(this.accountId, this.campaignId);
         this.checkedAt = Date.now();
+        if (status === 'paused') this.lease.halt();
         if (status !== 'sending') return 0;
       }
       if (!this.throttled) return wanted;

@@ -19,6 +19,7 @@ import {
 } from '../../platform/mail/mail-transport';
 import { QueueProcessor, workerOptions } from '../../platform/queue/queue-processor';
 import { QUEUES } from '../../platform/queue/queue.module';
+import { SendSlots } from '../../platform/mail/send-slots';
 import { RECORD_ATTEMPTS, RECORD_RETRY_MAX_MS } from '../../platform/settings';
 import {
   DELIVERY_CHUNK,
@@ -49,7 +50,7 @@ import { CampaignsRepository } from '../core/campaigns.repository';
 import { DeliveryLease } from './delivery-lease';
 import { OutcomeRecorder } from './outcome-recorder';
 import { Outcome } from '../ledger/recipient-outcome';
-import { SendSlots } from '../send-slots';
+import { ReputationGuard } from '../core/reputation-guard';
 
 /** A claimed recipient's row, and whether the address is suppressed right now. */
 type RecipientRow = Subscriber & { suppressed: boolean };
@@ -99,6 +100,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     private readonly accounts: AccountsService,
     private readonly suppressions: SuppressionList,
     private readonly gates: CampaignDeliveryGates,
+    private readonly guard: ReputationGuard,
     private readonly shutdown: ShutdownState,
   ) {
     super('the campaign delivery worker');
@@ -138,7 +140,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
           );
         });
       }
-      if (end.stopped) return;
+      if (end.stopped || lease.wasHalted) return;
       // Frozen or cut off past the lease: another run may own the batch now. Failing hands the
       // job back to BullMQ (if this worker still holds it), whose next attempt starts afresh.
       if (lease.lost) throw new Error(`campaign ${campaignId} batch ${batch}: the lease lapsed`);
@@ -195,10 +197,10 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
    */
   private async deliver(content: CampaignContent, lease: DeliveryLease): Promise<RunEnd> {
     const run = lease.run;
-    const recorder = new OutcomeRecorder((outcomes) => this.recordUntilWritten(run, outcomes), {
+    const recorder = new OutcomeRecorder((outcomes) => this.recordUntilWritten(lease, outcomes), {
       maxBatch: RECORD_BATCH,
     });
-    const gate = this.gates.open(run.accountId, content.campaign);
+    const gate = this.gates.open(run.accountId, content.campaign, lease);
     const end: RunEnd = { stopped: false, claimed: 0 };
     let inFlight = 0;
     let slotFreed: (() => void) | undefined;
@@ -335,19 +337,15 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     // The message ends (the relay takes it) only once an unrecorded slot is free and the lease
     // still holds, and that slot is held until its outcome is committed: a worker that dies or
     // freezes can leave at most one message per connection sent but not recorded.
-    let recorded: (() => void) | undefined;
-    const mayFinish = async () => {
-      recorded = await this.slots.unrecorded();
-      return lease.holds;
-    };
-    try {
-      const outcome = await this.slots.run(async () =>
-        lease.holds ? this.send(campaign.id, subscriberId, message, mayFinish) : undefined,
-      );
-      if (outcome) await recorder.add(outcome);
-    } finally {
-      recorded?.();
-    }
+    await this.slots.send({
+      lane: 'bulk',
+      // A run whose outcomes cannot be written ends no more messages.
+      holds: () => lease.holds && !recorder.failed,
+      send: (mayFinish) => this.send(campaign.id, subscriberId, message, mayFinish),
+      record: async (outcome) => {
+        if (outcome) await recorder.add(outcome);
+      },
+    });
     return undefined;
   }
 
@@ -379,18 +377,33 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
   }
 
   /**
-   * The messages of this chunk are out: losing their outcomes would resend them. While
-   * PostgreSQL is away (or a lock conflict made this write the victim) the write is retried
-   * until it succeeds, the wait doubling up to a few seconds; any other failure is tried a few
-   * times, then stops the run.
+   * The messages of this chunk are out: losing their outcomes would send them again. The write
+   * is retried until it lands, the wait doubling up to a few seconds, and meanwhile each
+   * message keeps its unrecorded slot, so the worker ends no more messages than its bound
+   * while it cannot record them. While PostgreSQL is away (or a lock conflict made this write
+   * the victim) that is for as long as it takes. Any other failure (a trigger, a permission, a
+   * bug) is given up only once the lease no longer holds: the rows may be another run's by
+   * then, and these messages are among the unknown ones a lapsed run leaves. Giving up sooner
+   * freed the slots and let every claimed message go out unrecorded, to be sent again later.
    */
-  private recordUntilWritten(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
-    return retryTransient(() => this.outcomes.record(run, outcomes), {
+  private recordUntilWritten(lease: DeliveryLease, outcomes: Outcome[]): Promise<void> {
+    return retryTransient(() => this.outcomes.record(lease.run, outcomes), {
       attempts: RECORD_ATTEMPTS,
       maxWaitMs: RECORD_RETRY_MAX_MS,
+      // While the run holds its lease, a write failing for any reason is tried again.
+      keepTrying: (error, failures) => {
+        if (!lease.leased) return false;
+        if (failures === RECORD_ATTEMPTS) {
+          this.logger.error(
+            `campaign ${lease.run.campaignId} batch ${lease.run.batch}: outcomes cannot be recorded; ` +
+              `no more messages end until they are: ${String(error)}`,
+          );
+        }
+        return true;
+      },
       onRetry: (error, waitMs) =>
         this.logger.warn(`recording outcomes failed, retrying in ${waitMs} ms: ${String(error)}`),
-    });
+    }).then(() => this.guard.afterOutcomes(lease.run.accountId, lease.run.campaignId, outcomes));
   }
 }
 

@@ -25,6 +25,8 @@ const TERMS = {
 export class DeliveryLease {
   private static readonly logger = new Logger(DeliveryLease.name);
   private readonly lease: RenewedLease;
+  private readonly onRelease: (() => void)[] = [];
+  private halted = false;
 
   private constructor(
     readonly run: RunIdentity,
@@ -55,9 +57,36 @@ export class DeliveryLease {
     return new DeliveryLease(run, runs, askedAt);
   }
 
-  /** Whether the run may still claim and send. */
+  /** Whether the run may still claim and send: the lease holds and the run was not halted. */
   get holds(): boolean {
+    return !this.halted && this.lease.holds;
+  }
+
+  /**
+   * The campaign was paused: the run claims nothing more and starts no message it holds (the
+   * rows of those stay its claims, taken over by the run after a resume); a message whose
+   * relay has not taken it yet is abandoned before its end.
+   */
+  halt(): void {
+    this.halted = true;
+  }
+
+  /**
+   * Whether the lease itself still holds, halted or not: a halted run's rows are still its
+   * own, so the outcomes of what it sent are still written.
+   */
+  get leased(): boolean {
     return this.lease.holds;
+  }
+
+  /** Whether the run was halted by a pause (the job ends; the lease itself is fine). */
+  get wasHalted(): boolean {
+    return this.halted;
+  }
+
+  /** Runs `hook` when the run ends. */
+  whenReleased(hook: () => void): void {
+    this.onRelease.push(hook);
   }
 
   /** The database refused a renewal: the run's claims may belong to another run by now. */
@@ -68,5 +97,6 @@ export class DeliveryLease {
   /** Stops renewing (the run is over). */
   release(): void {
     this.lease.end();
+    for (const hook of this.onRelease.splice(0)) hook();
   }
 }

@@ -107,6 +107,7 @@ export class CampaignDeliveryRunsRepository {
             skippedBouncedCount: row.skipped_bounced_count,
             skippedComplainedCount: row.skipped_complained_count,
             skippedSuppressedCount: row.skipped_suppressed_count,
+            skippedOtherCount: row.skipped_other_count,
           },
           outstanding: row.outstanding ?? 0,
           deferred: row.deferred ?? 0,
@@ -129,6 +130,7 @@ export type SendCounters = Pick<
   | 'skippedBouncedCount'
   | 'skippedComplainedCount'
   | 'skippedSuppressedCount'
+  | 'skippedOtherCount'
 >;
 
 export interface CurrentCounters {
@@ -149,6 +151,7 @@ interface CurrentRow {
   skipped_bounced_count: number;
   skipped_complained_count: number;
   skipped_suppressed_count: number;
+  skipped_other_count: number;
   outstanding: number | null;
   deferred: number | null;
 }

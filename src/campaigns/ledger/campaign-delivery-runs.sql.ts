@@ -31,7 +31,7 @@ export const countOutcomesPart = (p: {
     INSERT INTO campaign_delivery_runs
            (id, campaign_id, account_id, batch, lease_until, delivered, failed, hard_bounces,
             soft_bounces, skipped_erased, skipped_unsubscribed, skipped_bounced,
-            skipped_complained, skipped_suppressed)
+            skipped_complained, skipped_suppressed, skipped_other)
     SELECT ${p.run}::uuid, ${p.campaign}::uuid, ${p.account}::uuid, ${p.batch}::int, '-infinity',
            count(*) FILTER (WHERE status = 'sent'),
            count(*) FILTER (WHERE status = 'failed'),
@@ -41,7 +41,8 @@ export const countOutcomesPart = (p: {
            count(*) FILTER (WHERE skip_reason = 'unsubscribed'),
            count(*) FILTER (WHERE skip_reason = 'bounced'),
            count(*) FILTER (WHERE skip_reason = 'complained'),
-           count(*) FILTER (WHERE skip_reason = 'suppressed')
+           count(*) FILTER (WHERE skip_reason = 'suppressed'),
+           count(*) FILTER (WHERE skip_reason = 'other')
       FROM ${p.outcomes}
     HAVING count(*) > 0
     ON CONFLICT (id) DO UPDATE SET
@@ -56,7 +57,8 @@ export const countOutcomesPart = (p: {
            skipped_complained =
              campaign_delivery_runs.skipped_complained + excluded.skipped_complained,
            skipped_suppressed =
-             campaign_delivery_runs.skipped_suppressed + excluded.skipped_suppressed)`;
+             campaign_delivery_runs.skipped_suppressed + excluded.skipped_suppressed,
+           skipped_other = campaign_delivery_runs.skipped_other + excluded.skipped_other)`;
 
 /**
  * Deletes the chosen runs of a campaign and adds their counts to the campaign's counters, in
@@ -77,7 +79,8 @@ export const foldRuns = (which: string) => `
            coalesce(sum(skipped_unsubscribed), 0) AS unsubscribed,
            coalesce(sum(skipped_bounced), 0) AS bounced,
            coalesce(sum(skipped_complained), 0) AS complained,
-           coalesce(sum(skipped_suppressed), 0) AS suppressed
+           coalesce(sum(skipped_suppressed), 0) AS suppressed,
+           coalesce(sum(skipped_other), 0) AS other
       FROM folded
   )
   UPDATE campaigns c
@@ -86,12 +89,13 @@ export const foldRuns = (which: string) => `
          bounce_count = bounce_count + s.hard_bounces,
          soft_bounce_count = soft_bounce_count + s.soft_bounces,
          recipient_count = recipient_count
-           - (s.erased + s.unsubscribed + s.bounced + s.complained + s.suppressed),
+           - (s.erased + s.unsubscribed + s.bounced + s.complained + s.suppressed + s.other),
          skipped_erased_count = skipped_erased_count + s.erased,
          skipped_unsubscribed_count = skipped_unsubscribed_count + s.unsubscribed,
          skipped_bounced_count = skipped_bounced_count + s.bounced,
          skipped_complained_count = skipped_complained_count + s.complained,
          skipped_suppressed_count = skipped_suppressed_count + s.suppressed,
+         skipped_other_count = skipped_other_count + s.other,
          progress_at = now()
     FROM sums s
    WHERE c.id = $1 AND c.account_id = $2 AND s.runs > 0`;
@@ -113,7 +117,8 @@ export const FOLD_ALL = foldRuns('true');
 export const CURRENT_COUNTERS = `
   SELECT c.id::text,
          c.recipient_count - coalesce(u.skipped_erased + u.skipped_unsubscribed
-           + u.skipped_bounced + u.skipped_complained + u.skipped_suppressed, 0)
+           + u.skipped_bounced + u.skipped_complained + u.skipped_suppressed
+           + u.skipped_other, 0)
            AS recipient_count,
          c.delivered_count + coalesce(u.delivered, 0) AS delivered_count,
          c.failed_count + coalesce(u.failed, 0) AS failed_count,
@@ -127,6 +132,7 @@ export const CURRENT_COUNTERS = `
            AS skipped_complained_count,
          c.skipped_suppressed_count + coalesce(u.skipped_suppressed, 0)
            AS skipped_suppressed_count,
+         c.skipped_other_count + coalesce(u.skipped_other, 0) AS skipped_other_count,
          CASE WHEN $3::boolean THEN
            (SELECT count(*) FROM campaign_recipients r
              WHERE r.campaign_id = c.id AND r.status IN ('pending', 'sending', 'deferred'))
@@ -143,7 +149,8 @@ export const CURRENT_COUNTERS = `
              sum(skipped_unsubscribed)::int AS skipped_unsubscribed,
              sum(skipped_bounced)::int AS skipped_bounced,
              sum(skipped_complained)::int AS skipped_complained,
-             sum(skipped_suppressed)::int AS skipped_suppressed
+             sum(skipped_suppressed)::int AS skipped_suppressed,
+             sum(skipped_other)::int AS skipped_other
         FROM campaign_delivery_runs d WHERE d.campaign_id = c.id AND d.account_id = c.account_id
     ) u ON true
    WHERE c.account_id = $1 AND c.id = ANY($2::uuid[])`;

@@ -25,6 +25,8 @@ export interface SnapshottedBatch {
   bounced: number;
   complained: number;
   suppressed: number;
+  /** A status none of Herald's four (`pending`, say). */
+  other: number;
   /** Delivery batches that received at least one pending recipient. */
   batches: number[];
 }
@@ -78,6 +80,7 @@ export class CampaignLedgerRepository {
       bounced: row.bounced,
       complained: row.complained,
       suppressed: row.suppressed,
+      other: row.other,
       batches: row.batches,
     };
   }
@@ -237,5 +240,6 @@ interface SnapshotRow {
   bounced: number;
   complained: number;
   suppressed: number;
+  other: number;
   batches: number[];
 }

@@ -219,6 +219,7 @@ export function snapshotAudience(
            (SELECT count(*) FROM inserted WHERE skip_reason = 'bounced')::int AS bounced,
            (SELECT count(*) FROM inserted WHERE skip_reason = 'complained')::int AS complained,
            (SELECT count(*) FROM inserted WHERE skip_reason = 'suppressed')::int AS suppressed,
+           (SELECT count(*) FROM inserted WHERE skip_reason = 'other')::int AS other,
            coalesce((SELECT array_agg(DISTINCT batch ORDER BY batch) FROM inserted
                       WHERE status = 'pending'), '{}') AS batches`;
 }
@@ -318,9 +319,16 @@ export const timelineBuckets = (
      GROUP BY 1, 2 ORDER BY 1`;
 };
 
-/** A cancelled campaign's pending and deferred rows become skipped (cancelled); returns how many. */
+/**
+ * A cancelled campaign's pending and deferred rows become skipped (cancelled), and so do
+ * claims no live run holds (a run a pause halted left them for the run after a resume, which
+ * will not come); returns how many.
+ */
 export const cancelPending = (accountId: AccountId, campaignId: string) => Prisma.sql`
-  UPDATE campaign_recipients
+  UPDATE campaign_recipients c
      SET status = 'skipped', skip_reason = 'cancelled', next_attempt_at = NULL
-   WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId}::uuid
-     AND status IN ('pending', 'deferred')`;
+   WHERE c.account_id = ${accountId}::uuid AND c.campaign_id = ${campaignId}::uuid
+     AND (c.status IN ('pending', 'deferred')
+          OR (c.status = 'sending' AND NOT EXISTS (
+                SELECT 1 FROM campaign_delivery_runs d
+                 WHERE d.id = c.claim_run AND d.lease_until > now())))`;

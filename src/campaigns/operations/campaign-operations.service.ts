@@ -22,6 +22,8 @@ import { CampaignSendQueue } from '../core/campaign-send-queue';
 import { CampaignTestSender, TestSendResult } from './campaign-test-sender';
 import { CampaignsRepository, Transition } from '../core/campaigns.repository';
 import { CampaignsService } from '../definition/campaigns.service';
+import { CampaignEvents } from '../core/campaign-events';
+import { CampaignHalts } from '../core/campaign-halts';
 
 const NAME_LIMIT = 255;
 const COPY_SUFFIX = ' (copy)';
@@ -46,6 +48,8 @@ export class CampaignOperationsService {
     private readonly rendering: CampaignRendering,
     private readonly subscribers: SubscribersService,
     private readonly audit: AuditLog,
+    private readonly events: CampaignEvents,
+    private readonly halts: CampaignHalts,
   ) {}
 
   /**
@@ -86,13 +90,21 @@ export class CampaignOperationsService {
   }
 
   /**
-   * Stops claiming: every delivery job notices within SEND_STATUS_CHECK_MS, lets what it has
-   * in flight finish and be recorded, and ends. Pending recipients stay pending.
+   * Stops the send: this process's delivery runs halt at once, the others' within
+   * SEND_STATUS_CHECK_MS; messages a relay is taking finish and are recorded, the rest stay
+   * pending (or claimed, for the run after a resume). A person's pause has no `paused_reason`
+   * (the reputation guard's pauses do).
    */
   async pause(caller: Principal, id: string): Promise<CampaignResponse> {
     const current = await this.campaignsService.findRow(caller.accountId, id);
-    const paused = await this.move(caller, current, 'paused', { from: ['sending'], to: 'paused' });
+    const paused = await this.move(caller, current, 'paused', {
+      from: ['sending'],
+      to: 'paused',
+      set: { pausedReason: null },
+    });
+    this.halts.halt(id);
     await this.audit.recordBy(caller, { action: 'campaign.paused', metadata: { campaign_id: id } });
+    await this.events.statusChanged(caller.accountId, id, 'campaign.paused');
     return paused;
   }
 
@@ -103,12 +115,17 @@ export class CampaignOperationsService {
    */
   async resume(caller: Principal, id: string): Promise<CampaignResponse> {
     const current = await this.campaignsService.findRow(caller.accountId, id);
-    const resumed = await this.move(caller, current, 'resumed', {
-      from: ['paused'],
-      to: 'sending',
-      // The watchdog measures idleness from here, not from the pause.
-      set: { progressAt: new Date() },
-    });
+    if (current.status !== 'paused')
+      throw new CampaignStateConflictError('resumed', current.status);
+    // The watchdog measures idleness from here, not from the pause, and the reputation guard
+    // judges what is sent from here (CampaignsRepository.resume).
+    const row = await this.campaigns.resume(caller.accountId, id);
+    if (!row) {
+      const now = await this.campaigns.findById(caller.accountId, id);
+      if (!now) throw new NotFoundError('campaign');
+      throw new CampaignStateConflictError('resumed', now.status);
+    }
+    const resumed = this.campaignsService.present(row);
     await this.audit.recordBy(caller, {
       action: 'campaign.resumed',
       metadata: { campaign_id: id },

@@ -9,6 +9,7 @@ import type { ActivityKind } from '../ledger/campaign-ledger.sql';
 import { CampaignSentMessages } from '../ledger/campaign-sent-messages';
 import { CampaignsRepository } from '../core/campaigns.repository';
 import { RecipientRef } from '../../message-refs/recipient-token';
+import { RepeatedHits } from './repeated-hits';
 
 /** What the tracking request says about who made it. */
 export interface ActivitySource {
@@ -20,6 +21,8 @@ export interface ActivitySource {
  * from one person, so it is written when it happens. Subscriber statistics count every event;
  * the campaign counts each recipient's first open and first click by a person (the ledger
  * remembers it), machine ones (privacy proxies, link scanners) apart, through MailEvents.
+ * A repeat of an open of one message, or of a click of one link in it, within
+ * REPEAT_HIT_WINDOW_SECONDS of the first is not an event at all (RepeatedHits).
  */
 @Injectable()
 export class RecipientActivityService {
@@ -31,6 +34,7 @@ export class RecipientActivityService {
     private readonly campaigns: CampaignsRepository,
     private readonly sent: CampaignSentMessages,
     private readonly mailEvents: MailEvents,
+    private readonly repeats: RepeatedHits,
   ) {}
 
   /** Idempotent; a subscriber erased meanwhile simply matches nothing. */
@@ -53,8 +57,24 @@ export class RecipientActivityService {
   /**
    * Counts the event on the subscriber, on the campaign the first time a person does it, and
    * through MailEvents, in one transaction. Locks go subscriber, ledger row, campaign, stats.
+   * A repeat within the window returns before the transaction: it writes and publishes nothing.
    */
   private async record(
+    kind: ActivityKind,
+    ref: RecipientRef & { campaignId: string },
+    source: ActivitySource,
+    url?: string,
+  ) {
+    const { accountId, subscriberId, campaignId } = ref;
+    const subject = { accountId, campaignId, subscriberId, url };
+    if (!(await this.repeats.first(kind, subject))) return;
+    await this.write(kind, ref, source, url).catch(async (error: unknown) => {
+      await this.repeats.forget(kind, subject);
+      throw error;
+    });
+  }
+
+  private async write(
     kind: ActivityKind,
     ref: RecipientRef & { campaignId: string },
     source: ActivitySource,

@@ -43,9 +43,9 @@ export class SpentLinkError extends ApiError {
   }
 }
 
-/** Inviting people and withdrawing invitations is the account owner's. */
+/** Inviting people and withdrawing invitations is the account's owners' and admins'. */
 export class OwnerOnlyError extends ApiError {
   constructor() {
-    super(403, 'Only the account owner can invite people or withdraw invitations.');
+    super(403, 'Only an owner or admin of the account can invite people or withdraw invitations.');
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { PersonRole } from '../../auth/principal';
 import { Invitation } from '../../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../../platform/database/account-id';
 import type { Db } from '../../platform/database/db';
@@ -23,7 +24,7 @@ export class InvitationsRepository {
       id: string;
       email: string;
       emailNormalized: string;
-      role: string;
+      role: PersonRole;
       tokenHash: string;
       invitedBy: string;
       createdAt: Date;

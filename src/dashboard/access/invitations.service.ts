@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AccountsService } from '../../accounts/accounts.service';
 import { AuditLog } from '../../audit/audit-log';
-import { UserPrincipal } from '../../auth/principal';
+import { PersonRole, UserPrincipal } from '../../auth/principal';
 import { isUuid, newId } from '../../platform/crypto/ids';
 import { KeyedHasher, normalizeEmail } from '../../platform/crypto/keyed-hasher';
 import { PrismaService } from '../../platform/database/prisma.service';
@@ -10,6 +10,7 @@ import { hashPassword } from '../people/password-hasher';
 import { UserRow } from '../people/users.repository';
 import { checkPassword, UsersService } from '../people/users.service';
 import { OwnerOnlyError, SpentLinkError, UnknownLinkError } from './access-errors';
+import { canInvite } from '../people/roles';
 import { AccessMail } from './access-mail';
 import { accessTokenHash, linkState, newAccessToken, plausibleToken } from './access-token';
 import { InvitationRow, InvitationsRepository } from './invitations.repository';
@@ -19,7 +20,7 @@ export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 /** How long creating an invitation waits for the relay to take its email. */
 const INVITATION_MAIL_WAIT_MS = 10_000;
 /** What an invitee becomes: a member; the owner is whoever created the account. */
-const INVITED_ROLE = 'member';
+const INVITED_ROLE: PersonRole = 'member';
 
 export interface InvitationView {
   id: string;
@@ -79,7 +80,7 @@ export class InvitationsService {
   }
 
   async create(caller: UserPrincipal, email: string): Promise<CreatedInvitation> {
-    const inviter = await this.owner(caller);
+    const inviter = await this.inviter(caller);
     const emailNormalized = normalizeEmail(email);
     const members = await this.users.listMembers(caller.accountId);
     if (members.some((member) => normalizeEmail(member.email) === emailNormalized)) {
@@ -117,7 +118,7 @@ export class InvitationsService {
   }
 
   async revoke(caller: UserPrincipal, id: string): Promise<InvitationView> {
-    await this.owner(caller);
+    await this.inviter(caller);
     if (!isUuid(id)) throw new NotFoundError('invitation');
     const now = new Date();
     if (await this.invitations.revoke(caller.accountId, id, now)) {
@@ -186,10 +187,10 @@ export class InvitationsService {
     return row;
   }
 
-  /** The caller, who must be the account's owner. */
-  private async owner(caller: UserPrincipal): Promise<UserRow> {
+  /** The caller, who must be an owner or admin of the account (people/roles.ts). */
+  private async inviter(caller: UserPrincipal): Promise<UserRow> {
     const user = await this.users.findById(caller.accountId, caller.userId);
-    if (!user || user.role !== 'owner') throw new OwnerOnlyError();
+    if (!user || !canInvite(user.role)) throw new OwnerOnlyError();
     return user;
   }
 

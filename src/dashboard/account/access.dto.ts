@@ -1,4 +1,13 @@
-import { IsDefined, IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsDefined, IsEmail, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import type { PersonRole } from '../../auth/principal';
+import { ROLES } from '../people/roles';
+
+/** PATCH /dashboard/api/people/{id}: the person's new role. */
+export class UpdatePersonDto {
+  @IsDefined()
+  @IsIn(ROLES, { message: `role must be one of: ${ROLES.join(', ')}` })
+  role!: PersonRole;
+}
 
 export class CreateInvitationDto {
   @IsDefined()

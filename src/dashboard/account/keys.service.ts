@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../../audit/audit-log';
 import { redact } from '../../auth/api-key-secret';
 import { Principal } from '../../auth/principal';
+import { canManageKeys, RoleForbiddenError } from '../people/roles';
 import { ApiKeysService, KeyCreationError, KeyRow } from '../../auth/api-keys.service';
 import { NotFoundError, ValidationFailedError } from '../../platform/errors/api-errors';
 
@@ -37,6 +38,7 @@ export class DashboardKeysService {
   ) {}
 
   async list(caller: Principal): Promise<{ data: KeyView[] }> {
+    allowed(caller);
     return { data: (await this.issuer.list(caller.accountId)).map(present) };
   }
 
@@ -46,6 +48,7 @@ export class DashboardKeysService {
     name: string,
     scopes: string[],
   ): Promise<KeyView & { secret: string }> {
+    allowed(caller);
     let created;
     try {
       created = await this.issuer.create(caller.accountId, name, scopes);
@@ -65,6 +68,7 @@ export class DashboardKeysService {
   }
 
   async revoke(caller: Principal, id: string): Promise<KeyView> {
+    allowed(caller);
     const row = await this.issuer.find(caller.accountId, id);
     if (!row) throw new NotFoundError('API key');
     if (row.status !== 'revoked') {
@@ -72,5 +76,12 @@ export class DashboardKeysService {
       await this.audit.recordBy(caller, { action: 'api_key.revoked', metadata: { key_id: id } });
     }
     return present({ ...row, status: 'revoked' });
+  }
+}
+
+/** API keys are owners' and admins' (people/roles.ts); the caller here is always a person. */
+function allowed(caller: Principal): void {
+  if (caller.userId !== undefined && !canManageKeys(caller.role)) {
+    throw new RoleForbiddenError(caller.role, 'manage API keys');
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import type { PersonRole } from '../../auth/principal';
 import { AccountId, accountIdOfRow } from '../../platform/database/account-id';
 import type { Db } from '../../platform/database/db';
 import { PrismaService } from '../../platform/database/prisma.service';
+import { lockOwners } from './users.sql';
 
 export interface UserRow {
   id: string;
@@ -9,7 +11,7 @@ export interface UserRow {
   accountId: AccountId;
   email: string;
   name: string | null;
-  role: string;
+  role: PersonRole;
   passwordHash: string;
 }
 
@@ -56,15 +58,15 @@ export class UsersRepository {
       emailNormalized: string;
       name?: string;
       passwordHash: string;
-      role?: string;
+      role?: PersonRole;
     },
     db: Db = this.prisma,
   ): Promise<UserRow> {
     return asUserRow(await db.user.create({ data: { ...user, accountId }, select: USER_FIELDS }));
   }
 
-  async findById(accountId: AccountId, id: string): Promise<UserRow | null> {
-    const row = await this.prisma.user.findFirst({ where: { accountId, id }, select: USER_FIELDS });
+  async findById(accountId: AccountId, id: string, db: Db = this.prisma): Promise<UserRow | null> {
+    const row = await db.user.findFirst({ where: { accountId, id }, select: USER_FIELDS });
     return row && asUserRow(row);
   }
 
@@ -96,6 +98,22 @@ export class UsersRepository {
 
   async recordSignIn(accountId: AccountId, id: string, at: Date): Promise<void> {
     await this.prisma.user.updateMany({ where: { accountId, id }, data: { lastSignInAt: at } });
+  }
+
+  /** The account's owners' ids, their rows locked until `tx` ends (users.sql.ts). */
+  async lockOwners(accountId: AccountId, tx: Db): Promise<string[]> {
+    const rows = await tx.$queryRaw<{ id: string }[]>(lockOwners(accountId));
+    return rows.map((row) => row.id);
+  }
+
+  async setRole(accountId: AccountId, id: string, role: PersonRole, db: Db): Promise<void> {
+    await db.user.updateMany({ where: { accountId, id }, data: { role } });
+  }
+
+  /** Deletes the person; their sessions and reset links go with them (ON DELETE CASCADE). */
+  async remove(accountId: AccountId, id: string, db: Db): Promise<boolean> {
+    const { count } = await db.user.deleteMany({ where: { accountId, id } });
+    return count > 0;
   }
 
   /** Team members of an account by id, for naming the people in the audit log. */

@@ -18,6 +18,16 @@ import {
   verifyPassword,
 } from './password-hasher';
 import { UserRow, UsersRepository } from './users.repository';
+import type { PersonRole, UserPrincipal } from '../../auth/principal';
+import { isUuid } from '../../platform/crypto/ids';
+import { NotFoundError } from '../../platform/errors/api-errors';
+import {
+  canChangeRoles,
+  canRemove,
+  LastOwnerError,
+  RoleForbiddenError,
+  requireRole,
+} from './roles';
 
 export interface SignUp {
   accountName: string;
@@ -151,7 +161,7 @@ export class UsersService {
    */
   async join(
     accountId: AccountId,
-    person: { email: string; name?: string; passwordHash: string; role: string },
+    person: { email: string; name?: string; passwordHash: string; role: PersonRole },
     db: Db,
   ): Promise<UserRow> {
     return uniqueEmail(() =>
@@ -168,6 +178,58 @@ export class UsersService {
         db,
       ),
     );
+  }
+
+  /**
+   * Gives someone of the caller's account another role (owners only). The account's owners
+   * are locked first, so of two owners demoting each other at once one stays an owner.
+   */
+  async changeRole(caller: UserPrincipal, id: string, role: PersonRole) {
+    requireRole(caller, canChangeRoles, 'change roles');
+    const { accountId } = caller;
+    await this.prisma.$transaction(async (tx) => {
+      const owners = await this.users.lockOwners(accountId, tx);
+      const person = isUuid(id) ? await this.users.findById(accountId, id, tx) : null;
+      if (!person) throw new NotFoundError('person');
+      if (person.role === role) return;
+      if (person.role === 'owner' && owners.length <= 1) throw new LastOwnerError();
+      await this.users.setRole(accountId, id, role, tx);
+      await this.audit.recordBy(
+        caller,
+        { action: 'user.role_changed', metadata: { member_id: id, from: person.role, to: role } },
+        tx,
+      );
+    });
+    return this.member(accountId, id);
+  }
+
+  /**
+   * Removes someone from the caller's account: an owner anyone, an admin members only. Their
+   * sessions are deleted with them, so their next request is signed out; the last owner stays.
+   */
+  async remove(caller: UserPrincipal, id: string): Promise<void> {
+    const { accountId } = caller;
+    await this.prisma.$transaction(async (tx) => {
+      const owners = await this.users.lockOwners(accountId, tx);
+      const person = isUuid(id) ? await this.users.findById(accountId, id, tx) : null;
+      if (!person) throw new NotFoundError('person');
+      if (!canRemove(caller.role, person.role)) {
+        throw new RoleForbiddenError(caller.role, `remove an ${person.role}`);
+      }
+      if (person.role === 'owner' && owners.length <= 1) throw new LastOwnerError();
+      await this.users.remove(accountId, id, tx);
+      await this.audit.recordBy(
+        caller,
+        { action: 'user.removed', metadata: { member_id: id, role: person.role } },
+        tx,
+      );
+    });
+  }
+
+  private async member(accountId: AccountId, id: string) {
+    const found = (await this.users.listMembers(accountId)).find((member) => member.id === id);
+    if (!found) throw new NotFoundError('person');
+    return found;
   }
 
   emailTaken(email: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountId, accountIdOfRow } from '../../platform/database/account-id';
 import type { Db } from '../../platform/database/db';
+import type { PersonRole } from '../../auth/principal';
 import { PrismaService } from '../../platform/database/prisma.service';
 
 export interface SessionWithUser {
@@ -10,7 +11,13 @@ export interface SessionWithUser {
   lastSeenAt: Date;
   expiresAt: Date;
   /** The signed-in person; their accountId is what the session's requests are scoped to. */
-  user: { id: string; accountId: AccountId; email: string; name: string | null; role: string };
+  user: {
+    id: string;
+    accountId: AccountId;
+    email: string;
+    name: string | null;
+    role: PersonRole;
+  };
   account: { name: string };
 }
 

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import { UserPrincipal } from '../../auth/principal';
+import { PersonRole, UserPrincipal } from '../../auth/principal';
 import { SCOPES } from '../../auth/scopes';
 import type { AccountId } from '../../platform/database/account-id';
 
@@ -13,7 +13,7 @@ export interface DashboardSession {
   accountId: AccountId;
   email: string;
   name: string | null;
-  role: string;
+  role: PersonRole;
   accountName: string;
 }
 
@@ -29,13 +29,15 @@ export const SIGNED_OUT_ALLOWED = 'dashboard:signed-out-allowed';
 export const SignedOutAllowed = () => SetMetadata(SIGNED_OUT_ALLOWED, true);
 
 /**
- * The principal a signed-in person acts as. A member holds every scope of their account
- * (there are no roles yet) and no key.
+ * The principal a signed-in person acts as: every scope of their account's data, whatever
+ * the role, and no key. What the role withholds (API keys, invitations, people) is not a
+ * /v1 scope; the dashboard's services check the role (people/roles.ts).
  */
-export function userPrincipal(session: Pick<DashboardSession, 'accountId' | 'userId'>) {
+export function userPrincipal(session: Pick<DashboardSession, 'accountId' | 'userId' | 'role'>) {
   return {
     accountId: session.accountId,
     userId: session.userId,
+    role: session.role,
     scopes: SCOPES,
   } satisfies UserPrincipal;
 }

@@ -14,6 +14,21 @@ describe('deliverability configuration', () => {
         sendgridPublicKey: undefined,
         mailgunSigningKey: undefined,
       },
+      reputationGuard: { complaintRateLimit: 0.003, bounceRateLimit: 0.05, minDelivered: 500 },
+    });
+  });
+
+  it('reads the reputation guard limits', () => {
+    const { deliverability } = loadConfig({
+      ...base,
+      COMPLAINT_RATE_LIMIT: '0.001',
+      BOUNCE_RATE_LIMIT: '.1',
+      RATE_GUARD_MIN_DELIVERED: '20',
+    });
+    expect(deliverability.reputationGuard).toEqual({
+      complaintRateLimit: 0.001,
+      bounceRateLimit: 0.1,
+      minDelivered: 20,
     });
   });
 
@@ -50,6 +65,11 @@ describe('deliverability configuration', () => {
     [{ POSTMARK_WEBHOOK_USER: 'u' }, 'POSTMARK_WEBHOOK_PASSWORD'],
     [{ SNS_TOPIC_ARNS: 'ses-feedback' }, 'SNS_TOPIC_ARNS'],
     [{ SNS_TOPIC_ARNS: 'arn:aws:sns:eu-west-1:123456789012:*' }, 'SNS_TOPIC_ARNS'],
+    [{ COMPLAINT_RATE_LIMIT: '0' }, 'COMPLAINT_RATE_LIMIT'],
+    [{ COMPLAINT_RATE_LIMIT: '0.3%' }, 'COMPLAINT_RATE_LIMIT'],
+    [{ BOUNCE_RATE_LIMIT: '5' }, 'BOUNCE_RATE_LIMIT'],
+    [{ RATE_GUARD_MIN_DELIVERED: '0' }, 'RATE_GUARD_MIN_DELIVERED'],
+    [{ RATE_GUARD_MIN_DELIVERED: '1e3' }, 'RATE_GUARD_MIN_DELIVERED'],
   ])('refuses %j, naming %s', (env, variable) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(variable);
   });

@@ -10,6 +10,20 @@ export interface DeliverabilityConfig {
    */
   inboundSmtp: { port: number; host: string; maxBytes: number } | undefined;
   providerWebhooks: ProviderWebhookConfig;
+  reputationGuard: ReputationGuardConfig;
+}
+
+/**
+ * When a campaign pauses itself: its complaints or hard bounces over its delivered messages
+ * past these rates, once at least `minDelivered` were delivered (fewer say too little).
+ */
+export interface ReputationGuardConfig {
+  /** COMPLAINT_RATE_LIMIT (default 0.003: where Gmail starts refusing bulk mail). */
+  complaintRateLimit: number;
+  /** BOUNCE_RATE_LIMIT (default 0.05). */
+  bounceRateLimit: number;
+  /** RATE_GUARD_MIN_DELIVERED (default 500). */
+  minDelivered: number;
 }
 
 /** A provider whose credential is unset has no webhook (its path answers 404). */
@@ -41,7 +55,39 @@ export function parseDeliverability(env: Env): DeliverabilityConfig {
       sendgridPublicKey: nonEmpty(env.SENDGRID_WEBHOOK_PUBLIC_KEY),
       mailgunSigningKey: nonEmpty(env.MAILGUN_WEBHOOK_SIGNING_KEY),
     },
+    reputationGuard: {
+      complaintRateLimit: parseRate(env, 'COMPLAINT_RATE_LIMIT', 0.003),
+      bounceRateLimit: parseRate(env, 'BOUNCE_RATE_LIMIT', 0.05),
+      minDelivered: parseCount(env, 'RATE_GUARD_MIN_DELIVERED', 500),
+    },
   };
+}
+
+/** A share between 0 and 1 (1 turns the guard off for that rate). */
+function parseRate(env: Env, variable: string, fallback: number): number {
+  const raw = nonEmpty(env[variable]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^(0|1)?(\.\d+)?$/.test(raw) || !(value > 0 && value <= 1)) {
+    throw new ConfigError(
+      variable,
+      `must be a share above 0 and at most 1 (0.003 for 0.3 %), got "${raw.slice(0, 40)}"`,
+    );
+  }
+  return value;
+}
+
+function parseCount(env: Env, variable: string, fallback: number): number {
+  const raw = nonEmpty(env[variable]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d{1,9}$/.test(raw) || value < 1) {
+    throw new ConfigError(
+      variable,
+      `must be a whole number of at least 1, got "${raw.slice(0, 40)}"`,
+    );
+  }
+  return value;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

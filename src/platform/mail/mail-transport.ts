@@ -11,6 +11,7 @@ import { CONFIG } from '../config/config.module';
 import { HeraldMetrics } from '../metrics/herald-metrics';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { ComposedMime, composeMime } from './mime-composer';
+import { SendSlots } from './send-slots';
 
 export interface OutgoingMessage {
   from: string;
@@ -131,10 +132,7 @@ export class MailTransport implements OnModuleDestroy {
 
   async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
     const messageId = messageIdHeader(message.messageId, message.from);
-    const composed = message.raw
-      ? { raw: message.raw, fromAddress: parseMailbox(message.from) ?? message.from }
-      : composeMime({ ...message, messageId });
-    return this.deliver(message, messageId, composed);
+    return this.deliver(message, messageId, composedOf(message, messageId));
   }
 
   /**
@@ -182,26 +180,31 @@ export class MailTransport implements OnModuleDestroy {
     mayFinish: MayFinish,
   ): Promise<DeliveryReceipt | undefined> {
     const messageId = messageIdHeader(message.messageId, message.from);
-    const composed = composeMime({ ...message, messageId });
+    const composed = composedOf(message, messageId);
     if (!this.smtp || !composed) {
       return (await mayFinish()) ? this.deliver(message, messageId, composed) : undefined;
     }
     const key = message.dkim ?? this.operatorKey;
     const bytes = key ? await signed(composed.raw, key) : composed.raw;
-    const data = heldBackEnd(bytes, mayFinish);
+    // The pool sends a message again over a new connection when a reused one turns out closed
+    // (a 421) before its data: each try reads a stream of its own, and the end is asked once.
+    let answer: Promise<boolean> | undefined;
+    const askOnce = () => (answer ??= mayFinish());
+    let data: Readable | undefined;
+    const stream = () => (data = heldBackEnd(bytes, askOnce));
     const envelope = { from: message.envelopeFrom ?? composed.fromAddress, to: [message.to] };
     const smtp = this.smtp;
     try {
       const info = await this.counted(
         new Promise<{ response?: string }>((resolve, reject) =>
-          smtp.transporter.send(composedMail(envelope, messageId, data), (error, sent) =>
+          smtp.transporter.send(composedMail(envelope, messageId, stream), (error, sent) =>
             error ? reject(error) : resolve(sent as { response?: string }),
           ),
         ),
       );
       return { messageId, response: info.response ?? '' };
     } catch (error) {
-      if (data.errored instanceof Abandoned) return undefined;
+      if (data?.errored instanceof Abandoned) return undefined;
       throw classify(error);
     }
   }
@@ -218,7 +221,7 @@ export class MailTransport implements OnModuleDestroy {
   openConnections(): void {
     if (!this.smtp || this.inFlight > 0 || this.openings > 0) return;
     for (let i = 0; i < this.connections; i++) {
-      const opening = composedMail({ from: '', to: [] }, '', Readable.from([]));
+      const opening = composedMail({ from: '', to: [] }, '', () => Readable.from([]));
       this.openings++;
       this.smtp.transporter.send(opening, () => this.openings--);
     }
@@ -314,6 +317,16 @@ function smtpPoolOptions(smtpUrl: string) {
   };
 }
 
+/**
+ * The bytes to send: a message given whole (`raw`, as its client wrote it) goes as it is;
+ * otherwise composeMime writes it, or declines and leaves it to nodemailer (undefined).
+ */
+function composedOf(message: OutgoingMessage, messageId: string): ComposedMime | undefined {
+  return message.raw
+    ? { raw: message.raw, fromAddress: parseMailbox(message.from) ?? message.from }
+    : composeMime({ ...message, messageId });
+}
+
 /** The message signed with `key`, as nodemailer would sign it on its way out. */
 async function signed(raw: Buffer, key: DkimKey): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -326,17 +339,20 @@ async function signed(raw: Buffer, key: DkimKey): Promise<Buffer> {
  * transport interface hands over: the envelope, the Message-ID and a stream of the bytes). The
  * bytes are composed and signed already, so going through nodemailer's composer would only
  * copy them through a MIME tree of one raw node: a tenth of a campaign message's CPU.
+ * A retry over a new connection asks for everything again: `stream` gives a fresh stream of
+ * the bytes on every call, and the envelope is a fresh copy each time (a connection records
+ * its refusals on the envelope it was given, and the next try would inherit them).
  */
 function composedMail(
   envelope: { from: string; to: string[] },
   messageId: string,
-  data: Readable,
+  stream: () => Readable,
 ): MailMessage {
   const message = {
-    getEnvelope: () => envelope,
+    getEnvelope: () => ({ from: envelope.from, to: [...envelope.to] }),
     messageId: () => messageId,
     getHeader: (name: string) => (name.toLowerCase() === 'message-id' ? messageId : undefined),
-    createReadStream: () => data,
+    createReadStream: stream,
   };
   return { data: {}, message } as unknown as MailMessage;
 }
@@ -407,5 +423,16 @@ function safeName(value: string): string {
   return value.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || '_';
 }
 
-@Module({ providers: [MailTransport], exports: [MailTransport] })
+/** The transport and its slots: one of each per process, whichever modules send. */
+@Module({
+  providers: [
+    MailTransport,
+    {
+      provide: SendSlots,
+      useFactory: (transport: MailTransport) => new SendSlots(transport.connections),
+      inject: [MailTransport],
+    },
+  ],
+  exports: [MailTransport, SendSlots],
+})
 export class MailModule {}

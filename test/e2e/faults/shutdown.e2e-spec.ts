@@ -4,7 +4,7 @@ import { FaultRig, Tenant } from '../../support/fault-rig';
 import { HeraldProcess } from '../../support/herald-process';
 import { freePort, processEnv, waitForOk } from '../../support/processes';
 import { waitFor } from '../../support/wait-for';
-import { campaignUnderFault, expectWhole } from './campaign-fault';
+import { CASE_TIMEOUT_MS, expectWhole, runFaultCase } from './campaign-fault';
 
 /** The grace the processes get; the test's own SIGKILL comes only well after it. */
 const GRACE_SECONDS = 20;
@@ -73,32 +73,38 @@ describe('SIGTERM', () => {
     await expect(fetch(`${base}/health/live`)).rejects.toThrow();
   }, 120_000);
 
-  it('a rolling restart of two workers mid-campaign: nothing lost, nothing twice', async () => {
-    for (const worker of rig.workers) await worker.stop(SIGKILL_AFTER_MS);
-    rig.workers.length = 0;
-    const [first, second] = [rig.startWorker(), rig.startWorker()];
-    let firstStopped: Promise<void> | undefined;
-    const exits: HeraldProcess[] = [];
-    const run = await campaignUnderFault(rig, 'rolling', {
-      strike: () => {
-        firstStopped = first.stop(SIGKILL_AFTER_MS);
-      },
-      recover: async () => {
+  it(
+    'a rolling restart of two workers mid-campaign: nothing lost, nothing twice',
+    async () => {
+      let firstStopped: Promise<void> | undefined;
+      const stopped: HeraldProcess[] = [];
+      const run = await runFaultCase({
+        name: 'rolling restart of both workers (SIGTERM each in turn), at 25 %',
+        at: 0.25,
+        bound: 0,
+        env: { SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS) },
+        strike: ({ workers }) => {
+          firstStopped = workers[0].stop(SIGKILL_AFTER_MS);
+        },
         // Each in turn, the way a rolling deploy replaces them: the next one is stopped only
-        // once its replacement has started.
-        await firstStopped;
-        exits.push(first);
-        rig.startWorker();
-        await second.stop(SIGKILL_AFTER_MS);
-        exits.push(second);
-        rig.startWorker();
-      },
-    });
-    expectWhole(run, 0);
-    for (const worker of exits)
-      expect([worker.name, worker.ended]).toEqual([worker.name, { code: 0, signal: null }]);
-    expect(rig.crashed()).toEqual([]);
-  }, 240_000);
+        // once the one before has gone and its replacement has started.
+        recover: async ({ rig: instance, workers }) => {
+          await firstStopped;
+          stopped.push(workers[0]);
+          instance.startWorker();
+          await workers[1].stop(SIGKILL_AFTER_MS);
+          stopped.push(workers[1]);
+          instance.startWorker();
+        },
+      });
+      expectWhole(run, 0);
+      expect(stopped.map((worker) => worker.ended)).toEqual([
+        { code: 0, signal: null },
+        { code: 0, signal: null },
+      ]);
+    },
+    CASE_TIMEOUT_MS,
+  );
 
   it('npm start: the API and its worker child both close, within the grace', async () => {
     const { process: all } = await rig.startAllInOne();

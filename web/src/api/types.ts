@@ -133,6 +133,8 @@ export interface CampaignProgress {
   expected_finish_at: string | null;
 }
 
+export type PausedReason = 'complaint_rate' | 'bounce_rate';
+
 export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'paused' | 'sent' | 'cancelled';
 
 export interface Campaign {
@@ -145,6 +147,8 @@ export interface Campaign {
   html: string | null;
   text: string | null;
   status: CampaignStatus;
+  /** Why the campaign paused itself (its bounce or complaint rate); null when a person paused it. */
+  paused_reason: PausedReason | null;
   send_at: string | null;
   rate_per_minute: number | null;
   progress: CampaignProgress;
@@ -167,6 +171,8 @@ export interface CampaignStats {
   skipped_bounced: number;
   skipped_complained: number;
   skipped_suppressed: number;
+  /** A status none of subscribed, unsubscribed, bounced, complained (`pending`, say). */
+  skipped_other: number;
   opens: number;
   unique_opens: number;
   machine_opens: number;

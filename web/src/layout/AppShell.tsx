@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { useSession } from '../session';
 
-const NAV = [
+const NAV: { to: string; label: string; roles?: string[] }[] = [
   { to: '/overview', label: 'Overview' },
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/templates', label: 'Templates' },
@@ -11,7 +11,8 @@ const NAV = [
   { to: '/suppressions', label: 'Suppressions' },
   { to: '/domains', label: 'Sender domains' },
   { to: '/webhooks', label: 'Webhooks' },
-  { to: '/keys', label: 'API keys' },
+  // Members cannot manage API keys (src/dashboard/people/roles.ts).
+  { to: '/keys', label: 'API keys', roles: ['owner', 'admin'] },
   { to: '/people', label: 'People' },
   { to: '/audit', label: 'Audit log' },
   { to: '/settings', label: 'Settings' },
@@ -51,7 +52,9 @@ export function AppShell() {
         </p>
         <nav id="primary-nav" aria-label="Main" className={menuOpen ? 'nav nav-open' : 'nav'}>
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter(
+              (item) => !item.roles || item.roles.includes(session?.user?.role ?? ''),
+            ).map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to}>{item.label}</NavLink>
               </li>

@@ -16,6 +16,8 @@ const ACTIONS: Record<string, string> = {
   'invitation.created': 'Invited someone',
   'invitation.revoked': 'Withdrew an invitation',
   'invitation.accepted': 'Joined through an invitation',
+  'user.role_changed': 'Changed someone’s role',
+  'user.removed': 'Removed someone from the account',
   'api_key.created': 'Created an API key',
   'api_key.revoked': 'Revoked an API key',
   'identity.erased': 'Erased an identity',

@@ -15,7 +15,8 @@ export function CampaignReport({ stats }: { stats: CampaignStats }) {
     stats.skipped_unsubscribed +
     stats.skipped_bounced +
     stats.skipped_complained +
-    stats.skipped_suppressed;
+    stats.skipped_suppressed +
+    stats.skipped_other;
   return (
     <section className="section" aria-labelledby="stats-title">
       <h2 id="stats-title">Report</h2>
@@ -64,7 +65,8 @@ export function CampaignReport({ stats }: { stats: CampaignStats }) {
       <p className="muted small">
         Skipped: {stats.skipped_unsubscribed} unsubscribed, {stats.skipped_bounced} bounced,{' '}
         {stats.skipped_complained} complained, {stats.skipped_suppressed} suppressed,{' '}
-        {stats.skipped_erased} erased.
+        {stats.skipped_erased} erased, {stats.skipped_other} not opted in (another status, such as
+        pending).
       </p>
       <h3>Clicks per link</h3>
       {stats.links.length === 0 ? (

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api } from '../api/client';
+import { api, ApiFailure } from '../api/client';
 import { useApi } from '../api/hooks';
 import type { CreatedInvitation, Invitation, Person } from '../api/types';
 import { useSession } from '../session';
@@ -9,28 +9,49 @@ import { ListTable } from '../ui/DataTable';
 import { Dialog } from '../ui/Dialog';
 import { TextField } from '../ui/Field';
 import { formatAgo, formatDate } from '../ui/format';
-import { EmptyState, InfoNotice, WarningNotice } from '../ui/Notice';
+import { EmptyState, ErrorNotice, InfoNotice, WarningNotice } from '../ui/Notice';
 import { FormFailure } from '../ui/FormFailure';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormSubmit } from '../ui/useFormSubmit';
 import { StatusBadge } from './KeysPage';
 
-/** Account > People: the account's members, and the owner's invitations to join it. */
+const ROLES = ['owner', 'admin', 'member'];
+
+/**
+ * Account > People: the account's members and their roles, and the invitations to join it.
+ * Owners change roles and remove anyone; admins invite and remove members; members look
+ * (the server decides, src/dashboard/people/roles.ts; this only hides what would be refused).
+ */
 export function PeoplePage() {
   const { session } = useSession();
-  const isOwner = session?.user?.role === 'owner';
+  const role = session?.user?.role;
+  const isOwner = role === 'owner';
+  const canInvite = role === 'owner' || role === 'admin';
+  const canRemove = (person: Person) => isOwner || (role === 'admin' && person.role === 'member');
   const people = useApi<{ data: Person[] }>('/people');
   const invitations = useApi<{ data: Invitation[] }>('/invitations');
   const [inviting, setInviting] = useState(false);
   const [revoking, setRevoking] = useState<Invitation>();
+  const [removing, setRemoving] = useState<Person>();
+  const [roleError, setRoleError] = useState<string>();
+
+  const changeRole = async (person: Person, to: string) => {
+    setRoleError(undefined);
+    try {
+      await api(`/people/${person.id}`, { method: 'PATCH', body: { role: to } });
+    } catch (failure) {
+      setRoleError(failure instanceof ApiFailure ? failure.message : String(failure));
+    }
+    people.reload();
+  };
 
   return (
     <>
       <PageHeader
         title="People"
-        description="Everyone who signs in to this account. People join through an invitation link from the account owner."
+        description="Everyone who signs in to this account. People join through an invitation link from an owner or admin. Owners manage everything, people and roles included; admins everything but roles, and they can remove members; members everything but API keys, invitations and people."
         actions={
-          isOwner && (
+          canInvite && (
             <button
               type="button"
               className="button button-primary"
@@ -45,18 +66,54 @@ export function PeoplePage() {
         list={people}
         empty={<EmptyState title="Nobody yet" />}
         caption="Members of this account"
-        columns={['Name', 'Email', 'Role', 'Joined', 'Last signed in']}
+        columns={[
+          'Name',
+          'Email',
+          'Role',
+          'Joined',
+          'Last signed in',
+          <span className="visually-hidden">Actions</span>,
+        ]}
       >
         {(person) => (
           <tr key={person.id}>
             <td className="strong">{person.name ?? '—'}</td>
             <td>{person.email}</td>
-            <td>{person.role}</td>
+            <td>
+              {isOwner ? (
+                <select
+                  aria-label={`Role of ${person.email}`}
+                  value={person.role}
+                  onChange={(event) => void changeRole(person, event.currentTarget.value)}
+                >
+                  {ROLES.map((option) => (
+                    <option key={option} value={option}>
+                      {option}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                person.role
+              )}
+            </td>
             <td className="nowrap">{formatDate(person.created_at)}</td>
             <td className="nowrap">{formatAgo(person.last_sign_in_at)}</td>
+            <td className="cell-actions">
+              {canRemove(person) && (
+                <button
+                  type="button"
+                  className="button button-small button-danger-ghost"
+                  onClick={() => setRemoving(person)}
+                  aria-label={`Remove ${person.email}`}
+                >
+                  Remove
+                </button>
+              )}
+            </td>
           </tr>
         )}
       </ListTable>
+      {roleError && <ErrorNotice>{roleError}</ErrorNotice>}
 
       <h2 className="subsection-title">Invitations</h2>
       <ListTable
@@ -64,9 +121,9 @@ export function PeoplePage() {
         empty={
           <EmptyState title="No invitations">
             <p>
-              {isOwner
+              {canInvite
                 ? 'Invite someone to give them their own sign-in to this account.'
-                : 'The account owner can invite people.'}
+                : 'An owner or admin of the account can invite people.'}
             </p>
           </EmptyState>
         }
@@ -88,7 +145,7 @@ export function PeoplePage() {
             <td className="nowrap">{formatDate(invitation.created_at)}</td>
             <td className="nowrap">{formatDate(invitation.expires_at)}</td>
             <td className="cell-actions">
-              {isOwner && invitation.status === 'pending' && (
+              {canInvite && invitation.status === 'pending' && (
                 <button
                   type="button"
                   className="button button-small button-danger-ghost"
@@ -122,6 +179,22 @@ export function PeoplePage() {
         }}
       >
         <p>The link stops working at once. You can invite the same person again later.</p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={removing !== undefined}
+        title={`Remove ${removing?.email ?? ''} from this account?`}
+        confirmLabel="Remove"
+        danger
+        onClose={() => setRemoving(undefined)}
+        onConfirm={async () => {
+          await api(`/people/${removing!.id}`, { method: 'DELETE' });
+          people.reload();
+        }}
+      >
+        <p>
+          They are signed out everywhere at once and can no longer sign in. The API keys of the
+          account keep working; revoke those they used under API keys.
+        </p>
       </ConfirmDialog>
     </>
   );
