@@ -1,7 +1,10 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ReadinessProbe } from './health/readiness';
+import { WorkerProbes } from './health/worker-probes';
 import { HeraldConfig, loadConfig } from './platform/config/config';
+import { HeraldMetrics } from './platform/metrics/herald-metrics';
 import { closeOnSignals } from './platform/lifecycle';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
 import { SubmissionSmtpServer } from './submission/submission-smtp.server';
@@ -18,6 +21,7 @@ class SubmissionRootModule {
 /**
  * `npm run start:smtp`: SMTP submission alone, without HTTP or workers (the API process runs
  * it too). SUBMISSION_SMTP_PORT must be set; the messages it takes are sent by the workers.
+ * Like a worker, it serves its probes and metrics on METRICS_PORT when set.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -25,6 +29,14 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(SubmissionRootModule.forRoot(config), {
     logger: new PinoNestLogger(createLogger(config.logLevel)),
   });
+  if (config.metrics.workerPort !== undefined) {
+    await WorkerProbes.listen(
+      config.metrics.workerPort,
+      config.metrics,
+      app.get(ReadinessProbe),
+      app.get(HeraldMetrics),
+    );
+  }
   // Sessions in flight end (their messages stored) before the stores' clients close.
   const smtp = app.get(SubmissionSmtpServer);
   closeOnSignals(app, {

@@ -125,7 +125,7 @@ export interface MetricsConfig {
   /** METRICS_TOKEN (unset: open): the bearer token GET /metrics requires. */
   token: string | undefined;
   /**
-   * METRICS_PORT (unset: none): a worker process (`start:worker`) serves GET /metrics and its
+   * METRICS_PORT (unset: none): a worker process (`start:worker`, `start:smtp`) serves GET /metrics and its
    * probes, /health/live and /health/ready, on this port; the API serves them on PORT.
    */
   workerPort: number | undefined;
