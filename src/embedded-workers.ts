@@ -2,13 +2,16 @@ import { Logger } from '@nestjs/common';
 import { ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { GRACE_MS } from './platform/lifecycle';
+import { askForMetrics } from './platform/metrics/metrics-ipc';
+import type { MetricsSource } from './platform/metrics/herald-metrics';
 
 /** The first pause before a worker that died on its own is started again; it doubles. */
 const FIRST_RESTART_MS = 1_000;
 const LONGEST_RESTART_MS = 30_000;
 /** A worker that ran this long before dying is started again after the first pause. */
 const STEADY_MS = 60_000;
+/** How long before the parent's own deadline it kills workers still closing. */
+const KILL_MARGIN_MS = 1_000;
 
 /**
  * `npm start`'s send workers: dist/worker.js in a child process of the API's. Whatever they do
@@ -17,6 +20,9 @@ const STEADY_MS = 60_000;
  * environment and output; it closes when the parent's IPC channel goes (the parent ended, even
  * by SIGKILL), and the parent asks it to close on SIGTERM/SIGINT and waits for it. A worker that
  * dies on its own is started again, after a pause that doubles while it keeps dying.
+ * `graceMs` is the parent's SHUTDOWN_GRACE_SECONDS: a child still closing just before it ends
+ * is killed, so it never outlives the parent (its jobs are then recovered like a crashed
+ * worker's).
  */
 export class EmbeddedWorkers {
   private readonly logger = new Logger(EmbeddedWorkers.name);
@@ -24,6 +30,8 @@ export class EmbeddedWorkers {
   private stopping = false;
   private pauseMs = FIRST_RESTART_MS;
   private restart: NodeJS.Timeout | undefined;
+
+  constructor(private readonly graceMs: number) {}
 
   start(): void {
     const started = Date.now();
@@ -41,6 +49,11 @@ export class EmbeddedWorkers {
     });
   }
 
+  /** The workers' metrics (asked over the IPC channel), or undefined while there are none. */
+  metrics(): ReturnType<MetricsSource> {
+    return askForMetrics(this.child);
+  }
+
   /** Asks the workers to close and waits until they have (they exit by themselves within the grace). */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -49,7 +62,10 @@ export class EmbeddedWorkers {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
-    const late = setTimeout(() => child.kill('SIGKILL'), GRACE_MS + 1_000);
+    const late = setTimeout(
+      () => child.kill('SIGKILL'),
+      Math.max(this.graceMs - KILL_MARGIN_MS, 0),
+    );
     await exited;
     clearTimeout(late);
   }

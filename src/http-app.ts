@@ -8,6 +8,7 @@ import { HeraldConfig, loadConfig } from './platform/config/config';
 import { fastifyTrustProxy } from './platform/config/trust-proxy';
 import { answerClientError, answerFrameworkError } from './platform/errors/framework-errors';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
+import { HeraldMetrics } from './platform/metrics/herald-metrics';
 import { serveOpenApi } from './openapi/openapi';
 import { installBodyParsers } from './platform/validation/body-parsers';
 import { JSON_LIMITS } from './platform/validation/json-shape';
@@ -63,6 +64,14 @@ export async function createHttpApp(
       bodyParser: false,
     },
   );
+  // Every answer is counted by its route's pattern (never the raw URL: ids would make a series
+  // per resource); requests that matched no route share one label.
+  const metrics = app.get(HeraldMetrics);
+  adapter.getInstance().addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.http(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
   // Cookies are read (request.cookies) and written (reply.setCookie) by the plugin; only the
   // dashboard's session and visitor cookies exist, so nothing is signed here.
   await app.register(fastifyCookie);

@@ -1,8 +1,11 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { EmbeddedWorkers } from './embedded-workers';
 import { createHttpApp } from './http-app';
 import { loadConfig } from './platform/config/config';
 import { closeOnSignals } from './platform/lifecycle';
+import { HeraldMetrics } from './platform/metrics/herald-metrics';
+import { SubmissionSmtpServer } from './submission/submission-smtp.server';
 
 /**
  * `npm start`: the API, and the send workers in a child process (see EmbeddedWorkers), unless
@@ -11,10 +14,34 @@ import { closeOnSignals } from './platform/lifecycle';
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createHttpApp(config, { workers: false });
-  const workers = process.argv.includes('--api-only') ? undefined : new EmbeddedWorkers();
-  closeOnSignals(app, () => workers?.stop() ?? Promise.resolve());
+  const workers = process.argv.includes('--api-only')
+    ? undefined
+    : new EmbeddedWorkers(config.shutdown.graceSeconds * 1000);
+  // The workers' counters (messages, send latency) are theirs: /metrics adds them in.
+  if (workers) app.get(HeraldMetrics).addSource(() => workers.metrics());
+  closeOnSignals(app, {
+    shutdown: config.shutdown,
+    alongside: () => workers?.stop() ?? Promise.resolve(),
+    closeListener: async () => {
+      await Promise.all([
+        closeListener(app.getHttpServer()),
+        app.get(SubmissionSmtpServer, { strict: false }).onApplicationShutdown(),
+      ]);
+    },
+  });
   await app.listen({ port: config.port, host: '0.0.0.0' });
   workers?.start();
+}
+
+/**
+ * Stops accepting connections, closes the idle ones, and resolves once the requests in flight
+ * have been answered and their connections closed (Nest's own close, later, finds it closed).
+ */
+function closeListener(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { HeraldConfig, loadConfig } from './platform/config/config';
 import { closeOnSignals } from './platform/lifecycle';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
+import { SubmissionSmtpServer } from './submission/submission-smtp.server';
 import { SubmissionModule } from './submission/submission.module';
 import { coreModules } from './worker.module';
 
@@ -24,7 +25,12 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(SubmissionRootModule.forRoot(config), {
     logger: new PinoNestLogger(createLogger(config.logLevel)),
   });
-  closeOnSignals(app);
+  // Sessions in flight end (their messages stored) before the stores' clients close.
+  const smtp = app.get(SubmissionSmtpServer);
+  closeOnSignals(app, {
+    shutdown: config.shutdown,
+    closeListener: () => smtp.onApplicationShutdown(),
+  });
 }
 
 main().catch((error: unknown) => {

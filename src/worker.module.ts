@@ -5,22 +5,31 @@ import { SenderDomainsWorkersModule } from './domains/sender-domains.module';
 import { ExportWorkersModule } from './exports/exports.module';
 import { ImportWorkersModule } from './imports/imports.module';
 import { InboundMailModule } from './inbound/inbound-mail.module';
+import { ReadinessModule } from './health/readiness';
 import { HeraldConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { DatabaseModule } from './platform/database/database.module';
+import { LifecycleModule } from './platform/lifecycle';
 import { MailModule } from './platform/mail/mail-transport';
+import { MetricsModule } from './platform/metrics/herald-metrics';
 import { PaginationModule } from './platform/pagination/pagination.module';
 import { QueueModule } from './platform/queue/queue.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { TransactionalWorkerModule } from './transactional/transactional.module';
 import { WebhookWorkersModule } from './webhooks/webhooks.module';
 
-/** What every process needs: config, PostgreSQL, Redis, queues, mail, hashing, audit. */
+/**
+ * What every process needs: config, PostgreSQL, Redis, queues, mail, hashing, audit, and what
+ * its operator watches it by (metrics, readiness, the shutdown state).
+ */
 export function coreModules(config?: HeraldConfig): NonNullable<ModuleMetadata['imports']> {
   return [
     ConfigModule.forRoot(config),
+    LifecycleModule,
     DatabaseModule,
+    MetricsModule,
+    ReadinessModule,
     RedisModule,
     QueueModule,
     MailModule,

@@ -56,7 +56,7 @@ export class ApiKeyChangeListener implements OnModuleInit, OnModuleDestroy {
 
   private async connect(): Promise<void> {
     const client = new Client({
-      connectionString: this.config.databaseUrl,
+      connectionString: this.config.database.directUrl,
       application_name: 'herald-api-key-changes',
     });
     this.client = client;

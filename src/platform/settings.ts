@@ -8,7 +8,7 @@
 // --- PostgreSQL ------------------------------------------------------------------------------
 
 /**
- * Connections in the process's one pg pool (Prisma and the hot statements share it). Four
+ * The default of DB_POOL_SIZE: connections in the process's one pg pool (Prisma and the hot statements share it). Four
  * delivery jobs each hold at most one connection at a time, plus the fan-out, the API and the
  * sweepers: ten leaves headroom without crowding PostgreSQL's default 100 when several
  * processes run.

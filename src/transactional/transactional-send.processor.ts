@@ -15,6 +15,7 @@ import {
   OutgoingMessage,
 } from '../platform/mail/mail-transport';
 import { SendSlots } from '../platform/mail/send-slots';
+import { HeraldMetrics } from '../platform/metrics/herald-metrics';
 import { QueueProcessor, workerOptions } from '../platform/queue/queue-processor';
 import { QUEUES } from '../platform/queue/queue.module';
 import { rawMessageId } from '../platform/mail/raw-headers';
@@ -58,6 +59,7 @@ export class TransactionalSendProcessor extends QueueProcessor {
     private readonly senderDomains: SenderDomainsService,
     private readonly suppressions: SuppressionList,
     @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly metrics: HeraldMetrics,
   ) {
     super('the transactional worker');
   }
@@ -147,6 +149,7 @@ export class TransactionalSendProcessor extends QueueProcessor {
       await this.recordFailure(job, token, message, attempt.error);
       return;
     }
+    this.metrics.message('transactional', 'sent');
     if (!recorded) {
       this.logger.warn(
         { messageId: message.id },
@@ -187,10 +190,12 @@ export class TransactionalSendProcessor extends QueueProcessor {
       // Only the relay's refusals are bounces: hard for a 5xx, soft once its 4xx outlasted
       // the retry horizon.
       if (error.permanent || this.pastHorizon(message)) {
+        this.metrics.message('transactional', 'failed');
         const bounce = { hard: error.permanent, emailNormalized };
         await this.record(() => this.outcomes.failed(message, reason, bounce, epoch));
         return;
       }
+      this.metrics.message('transactional', 'deferred');
       const delayMs = await this.record(() =>
         this.messages.defer(message, reason, this.config.smtpRetry),
       );
@@ -206,6 +211,7 @@ export class TransactionalSendProcessor extends QueueProcessor {
     // An error of ours (the message could not be built, signed or stored): BullMQ's attempts.
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (lastAttempt) {
+      this.metrics.message('transactional', 'failed');
       await this.record(() => this.outcomes.failed(message, reason, undefined, epoch));
       return;
     }

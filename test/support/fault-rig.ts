@@ -8,6 +8,7 @@ import { cli, freePort, processEnv, ROOT, waitForOk } from './processes';
 import { SmtpSink } from './smtp-sink';
 import { TestEnv } from './test-env';
 import { ThrowawayPostgres } from './throwaway-postgres';
+import { ThrowawayPgBouncer } from './throwaway-pgbouncer';
 import { ThrowawayRedis } from './throwaway-redis';
 import { waitFor } from './wait-for';
 
@@ -25,6 +26,11 @@ export interface RigOptions {
   redis?: ThrowawayRedis;
   /** Extra environment of every Herald process (e.g. SMTP_RETRY_*). */
   env?: Record<string, string>;
+  /**
+   * Every Herald process reaches PostgreSQL through this PgBouncer (DATABASE_POOLER=pgbouncer),
+   * with DATABASE_DIRECT_URL straight to the server, migrations included.
+   */
+  pgbouncer?: ThrowawayPgBouncer;
 }
 
 export interface Tenant {
@@ -70,7 +76,15 @@ export class FaultRig {
         migrate: false,
       },
     );
+    const bouncerEnv: Record<string, string> = options.pgbouncer
+      ? {
+          DATABASE_URL: options.pgbouncer.urlFor(env.databaseName),
+          DATABASE_DIRECT_URL: env.config.databaseUrl,
+          DATABASE_POOLER: 'pgbouncer',
+        }
+      : {};
     const extraEnv = {
+      ...bouncerEnv,
       SMTP_URL: `${sink.url}?maxConnections=${SMTP_POOL}`,
       PUBLIC_URL: 'https://herald.test',
       ALLOW_UNVERIFIED_FROM: '1',
@@ -80,7 +94,7 @@ export class FaultRig {
     // The way an operator migrates: the compiled migrator, against this instance's database.
     await run(process.execPath, ['dist/platform/database/migrate-main.js'], {
       cwd: ROOT,
-      env: processEnv(env),
+      env: processEnv(env, bouncerEnv),
     });
     const port = await freePort();
     const api = HeraldProcess.start(
@@ -96,12 +110,12 @@ export class FaultRig {
     return new FaultRig(env, sink, api, base, extraEnv);
   }
 
-  /** A new worker process (`dist/worker.js`). */
-  startWorker(): HeraldProcess {
+  /** A new worker process (`dist/worker.js`), with `env` added to the rig's. */
+  startWorker(env: Record<string, string> = {}): HeraldProcess {
     const worker = HeraldProcess.start(
       'worker',
       `worker-${++this.workerSeq}`,
-      processEnv(this.env, { ...this.extraEnv, LOG_LEVEL: 'warn' }),
+      processEnv(this.env, { ...this.extraEnv, LOG_LEVEL: 'warn', ...env }),
     );
     this.workers.push(worker);
     return worker;

@@ -1,8 +1,9 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DelayedError, Job } from 'bullmq';
+import { DelayedError, Job, WaitingError } from 'bullmq';
 import { AccountsService } from '../../accounts/accounts.service';
 import { SenderDomainsService } from '../../domains/sender-domains.service';
+import { ShutdownState } from '../../platform/lifecycle';
 import { SenderIdentity } from '../../domains/sender-identity';
 import { Campaign, Subscriber } from '../../generated/prisma/client';
 import { FooterSender } from '../content/opt-out-footer';
@@ -100,6 +101,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     private readonly suppressions: SuppressionList,
     private readonly gates: CampaignDeliveryGates,
     private readonly guard: ReputationGuard,
+    private readonly shutdown: ShutdownState,
   ) {
     super('the campaign delivery worker');
   }
@@ -107,7 +109,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
   /** An attempt that failed (a store away, a lapsed lease) is retried; say why, once. */
   @OnWorkerEvent('failed')
   onFailed(job: Job<DeliveryJob> | undefined, error: Error): void {
-    if (error instanceof DelayedError) return;
+    if (error instanceof DelayedError || error instanceof WaitingError) return;
     this.logger.warn(`delivery job ${job?.id ?? '?'} failed: ${withoutAddresses(error.message)}`);
   }
 
@@ -146,6 +148,13 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
       // job back to BullMQ (if this worker still holds it), whose next attempt starts afresh.
       if (lease.lost) throw new Error(`campaign ${campaignId} batch ${batch}: the lease lapsed`);
       if (end.storeError !== undefined) throw end.storeError;
+      // Told to stop (SIGTERM): the run claimed nothing more, its messages in flight are out and
+      // recorded, so the rest of the batch goes back to the queue for another worker now,
+      // rather than waiting for this job's lock to lapse.
+      if (this.shutdown.stopping) {
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
 
       const wake = await this.ledger.nextWake(accountId, campaignId, batch);
       if (wake === undefined) {
@@ -242,8 +251,8 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
 
   /**
    * The next chunk of the run's claims (`last` when the batch had no more to give), or
-   * undefined when it should claim no more: the lease
-   * no longer holds, the campaign stopped sending (noted in `end`), or the batch has nothing
+   * undefined when it should claim no more: the lease no longer holds, the process is
+   * stopping, the campaign stopped sending (noted in `end`), or the batch has nothing
    * left to claim now. Throttled campaigns are admitted as many as their send rates allow.
    */
   private async claimChunk(
@@ -252,7 +261,7 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     gate: ReturnType<CampaignDeliveryGates['open']>,
     end: RunEnd,
   ): Promise<{ ids: string[]; last: boolean } | undefined> {
-    if (!lease.holds) return undefined;
+    if (!lease.holds || this.shutdown.stopping) return undefined;
     const admitted = await gate.admit(DELIVERY_CHUNK);
     if (admitted === 0) {
       end.stopped = true;

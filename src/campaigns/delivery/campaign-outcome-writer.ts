@@ -3,6 +3,7 @@ import { HeraldConfig } from '../../platform/config/config';
 import { CONFIG } from '../../platform/config/config.module';
 import { ComposedStatement } from '../../platform/database/composed-statement';
 import { PgPool } from '../../platform/database/pg-pool';
+import { HeraldMetrics } from '../../platform/metrics/herald-metrics';
 import { SubscriberStatistics } from '../../subscribers/subscriber-statistics.service';
 import { MailEvents } from '../../stats/mail-events';
 import { SuppressionList } from '../../suppression/suppression-list';
@@ -48,6 +49,7 @@ export class CampaignOutcomeWriter {
     private readonly statistics: SubscriberStatistics,
     private readonly suppressions: SuppressionList,
     private readonly mailEvents: MailEvents,
+    private readonly metrics: HeraldMetrics,
   ) {}
 
   async record(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
@@ -68,23 +70,46 @@ export class CampaignOutcomeWriter {
     }
     this.runs.addCounts(statement, run, ended.outcomes);
     this.mailEvents.addSendCounts(statement, accountId, at, ended.sends);
-    const query = statement.build(`
+    const query = statement.build(
+      `
       SELECT subscriber_id::text AS id, status, smtp_code AS "smtpCode",
              hard_bounce AS "hardBounce"
-        FROM ${ended.outcomes.name}`);
+        FROM ${ended.outcomes.name}`,
+      { named: this.config.database.namedStatements },
+    );
 
+    const count = (rows: EndedRow[]) => {
+      const { sent, failed, deferred } = countedOutcomes(outcomes, rows);
+      this.metrics.message('campaign', 'sent', sent);
+      this.metrics.message('campaign', 'failed', failed);
+      this.metrics.message('campaign', 'deferred', deferred);
+    };
     if (!(await this.mailEvents.publishesAny(accountId, [...SEND_EVENTS]))) {
-      await this.pool.query(query);
+      count((await this.pool.query<EndedRow>(query)).rows);
       return;
     }
     await this.pool.transaction(async (client) => {
       const { rows } = await client.query<EndedRow>(query);
+      count(rows);
       // Skips make no mail event.
       const sends = rows.filter((row) => row.status !== 'skipped').map(sendOutcomeOf);
       const events = campaignMailEvents(campaignId, sends);
       await this.mailEvents.publishCounted(client, accountId, events, at);
     });
   }
+}
+
+/**
+ * Ends of messages for /metrics, from the rows written like the statistics (an outcome reported
+ * twice counts once); a deferral whose row failed instead (past the horizon) is a failure.
+ */
+function countedOutcomes(outcomes: Outcome[], rows: EndedRow[]) {
+  const ended = new Set(rows.map((row) => row.id));
+  return {
+    sent: rows.filter((row) => row.status === 'sent').length,
+    failed: rows.filter((row) => row.status === 'failed').length,
+    deferred: outcomes.filter((o) => o.kind === 'deferred' && !ended.has(o.subscriberId)).length,
+  };
 }
 
 /** The outcome a row sent or failed ended with, as its mail events tell it. */

@@ -17,6 +17,36 @@ describe('loadConfig', () => {
     });
   });
 
+  it('goes straight to PostgreSQL unless a pooler is named, with named statements only then', () => {
+    expect(loadConfig(base).database).toEqual({
+      directUrl: 'postgresql://postgres@127.0.0.1:5432/herald',
+      pooler: 'none',
+      namedStatements: true,
+      poolSize: 10,
+    });
+    const bounced = loadConfig({
+      ...base,
+      DATABASE_URL: 'postgresql://herald@bouncer:6432/herald',
+      DATABASE_DIRECT_URL: 'postgresql://herald@db:5432/herald',
+      DATABASE_POOLER: 'pgbouncer',
+      DB_POOL_SIZE: '25',
+    });
+    expect(bounced.database).toEqual({
+      directUrl: 'postgresql://herald@db:5432/herald',
+      pooler: 'pgbouncer',
+      namedStatements: false,
+      poolSize: 25,
+    });
+    const modern = { ...base, DATABASE_POOLER: 'pgbouncer', DB_NAMED_STATEMENTS: '1' };
+    expect(loadConfig(modern).database.namedStatements).toBe(true);
+  });
+
+  it('closes within 30 s after SIGTERM unless told otherwise, draining inside the grace', () => {
+    expect(loadConfig(base).shutdown).toEqual({ graceSeconds: 30, drainSeconds: 0 });
+    const set = { ...base, SHUTDOWN_GRACE_SECONDS: '60', SHUTDOWN_DRAIN_SECONDS: '5' };
+    expect(loadConfig(set).shutdown).toEqual({ graceSeconds: 60, drainSeconds: 5 });
+  });
+
   it('leaves campaign mail unthrottled unless SEND_RATE_PER_MINUTE is set', () => {
     expect(loadConfig(base).sendRatePerMinute).toBeUndefined();
     expect(loadConfig({ ...base, SEND_RATE_PER_MINUTE: '600' }).sendRatePerMinute).toBe(600);
@@ -47,6 +77,14 @@ describe('loadConfig', () => {
     ['SEND_RATE_PER_MINUTE', 'fast', /SEND_RATE_PER_MINUTE/],
     ['MAIL_FROM', 'a@example.com, b@example.com', /MAIL_FROM/],
     ['HERALD_SECRET', 'x'.repeat(31), /HERALD_SECRET/],
+    ['DATABASE_DIRECT_URL', 'mysql://x', /DATABASE_DIRECT_URL/],
+    ['DATABASE_POOLER', 'pgpool', /DATABASE_POOLER must be one of none, pgbouncer/],
+    ['DB_POOL_SIZE', '0', /DB_POOL_SIZE/],
+    ['DB_NAMED_STATEMENTS', 'maybe', /DB_NAMED_STATEMENTS/],
+    ['SHUTDOWN_GRACE_SECONDS', '0', /SHUTDOWN_GRACE_SECONDS/],
+    ['SHUTDOWN_DRAIN_SECONDS', '30', /SHUTDOWN_DRAIN_SECONDS must be less than/],
+    ['METRICS_TOKEN', 'short', /METRICS_TOKEN/],
+    ['METRICS_PORT', '70000', /METRICS_PORT/],
     [
       'LOG_LEVEL',
       'loud',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import { PG_POOL_SIZE } from '../settings';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { ConfigError } from './config-error';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
@@ -11,6 +12,8 @@ import { parseTrustProxy, TrustProxy } from './trust-proxy';
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
 export interface HeraldConfig {
   databaseUrl: string;
+  /** The PostgreSQL connection settings that depend on what DATABASE_URL points at. */
+  database: DatabaseConfig;
   /**
    * DB_STATEMENT_TIMEOUT_MS (default 10 s): PostgreSQL cancels any statement of Herald's that
    * runs longer, so a statement gone wrong cannot hold a connection (and the CPU) for minutes;
@@ -70,6 +73,62 @@ export interface HeraldConfig {
   smtpRetry: SmtpRetryPolicy;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (trust-proxy.ts). */
   trustProxy: TrustProxy;
+  /** How a signalled process closes (src/platform/lifecycle.ts). */
+  shutdown: ShutdownConfig;
+  /** GET /metrics and the workers' metrics port. */
+  metrics: MetricsConfig;
+}
+
+/** What PostgreSQL looks like from here: straight, or behind a pooler (CONTRACT §14). */
+export interface DatabaseConfig {
+  /**
+   * DATABASE_DIRECT_URL (default DATABASE_URL): a connection straight to PostgreSQL, for what
+   * needs a session of its own: migrations and their session lock, and LISTEN.
+   */
+  directUrl: string;
+  /**
+   * DATABASE_POOLER: `none` (default: DATABASE_URL is PostgreSQL itself) or `pgbouncer`
+   * (DATABASE_URL is a PgBouncer in transaction mode, which hands each transaction whatever
+   * server connection is free: no startup parameters, no session state on the pool).
+   */
+  pooler: DatabasePooler;
+  /**
+   * DB_NAMED_STATEMENTS (default 1 without a pooler, 0 with PgBouncer): whether hot statements
+   * are prepared by name once per connection. PgBouncer before 1.21 (and any without
+   * max_prepared_statements) cannot follow a named statement from one server connection to
+   * another, so it is off there; set it to 1 behind PgBouncer 1.21+ with max_prepared_statements.
+   */
+  namedStatements: boolean;
+  /** DB_POOL_SIZE (default 10): connections in each process's pool. */
+  poolSize: number;
+}
+
+export const DATABASE_POOLERS = ['none', 'pgbouncer'] as const;
+export type DatabasePooler = (typeof DATABASE_POOLERS)[number];
+
+export interface ShutdownConfig {
+  /**
+   * SHUTDOWN_GRACE_SECONDS (default 30): from SIGTERM to the process's exit at the latest. Jobs
+   * still running then are abandoned: their locks lapse and another worker takes them (the
+   * ledger keeps a message from going twice).
+   */
+  graceSeconds: number;
+  /**
+   * SHUTDOWN_DRAIN_SECONDS (default 0): how long an API process keeps serving after SIGTERM
+   * with GET /health/ready answering 503, so a load balancer stops sending before the listener
+   * closes. Counted inside the grace.
+   */
+  drainSeconds: number;
+}
+
+export interface MetricsConfig {
+  /** METRICS_TOKEN (unset: open): the bearer token GET /metrics requires. */
+  token: string | undefined;
+  /**
+   * METRICS_PORT (unset: none): a worker process (`start:worker`) serves GET /metrics and its
+   * probes, /health/live and /health/ready, on this port; the API serves them on PORT.
+   */
+  workerPort: number | undefined;
 }
 
 /**
@@ -152,6 +211,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
   }
   return {
     databaseUrl,
+    database: parseDatabase(env, databaseUrl),
     statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     redisUrl,
     port,
@@ -174,7 +234,51 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     sendRatePerMinute: parseOptionalInteger(env, 'SEND_RATE_PER_MINUTE', 1, 1_000_000),
     smtpRetry: parseSmtpRetry(env),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    shutdown: parseShutdown(env),
+    metrics: parseMetrics(env),
   };
+}
+
+function parseDatabase(env: Env, databaseUrl: string): DatabaseConfig {
+  const directUrl = env.DATABASE_DIRECT_URL?.trim()
+    ? parseUrl('DATABASE_DIRECT_URL', env.DATABASE_DIRECT_URL.trim(), ['postgres:', 'postgresql:'])
+    : databaseUrl;
+  const raw = env.DATABASE_POOLER?.trim().toLowerCase() || 'none';
+  if (!(DATABASE_POOLERS as readonly string[]).includes(raw)) {
+    throw new ConfigError(
+      'DATABASE_POOLER',
+      `must be one of ${DATABASE_POOLERS.join(', ')}, got "${env.DATABASE_POOLER}"`,
+    );
+  }
+  const pooler = raw as DatabasePooler;
+  const named = env.DB_NAMED_STATEMENTS?.trim() ? parseFlag(env, 'DB_NAMED_STATEMENTS') : undefined;
+  return {
+    directUrl,
+    pooler,
+    namedStatements: named ?? pooler === 'none',
+    poolSize: parseInteger(env, 'DB_POOL_SIZE', PG_POOL_SIZE, 1, 1000),
+  };
+}
+
+function parseShutdown(env: Env): ShutdownConfig {
+  const graceSeconds = parseInteger(env, 'SHUTDOWN_GRACE_SECONDS', 30, 1, 3600);
+  const drainSeconds = parseInteger(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0, 3600);
+  if (drainSeconds >= graceSeconds) {
+    throw new ConfigError('SHUTDOWN_DRAIN_SECONDS', 'must be less than SHUTDOWN_GRACE_SECONDS');
+  }
+  return { graceSeconds, drainSeconds };
+}
+
+function parseMetrics(env: Env): MetricsConfig {
+  const token =
+    env.METRICS_TOKEN === undefined || env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters without spaces');
+  }
+  const workerPort = env.METRICS_PORT?.trim()
+    ? parseInteger(env, 'METRICS_PORT', 0, 1, 65535)
+    : undefined;
+  return { token, workerPort };
 }
 
 function parseSmtpRetry(env: Env): SmtpRetryPolicy {

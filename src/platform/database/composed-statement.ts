@@ -11,7 +11,9 @@ import { createHash } from 'node:crypto';
  *
  * The statement is prepared under a name derived from its text: a connection parses and plans
  * each shape once (a hot statement of a dozen CTEs cost PostgreSQL more to plan than to run),
- * and only the values travel afterwards.
+ * and only the values travel afterwards. Unless `named` is false: a name lives on one server
+ * connection, and a pooler that hands each transaction another one (PgBouncer before 1.21)
+ * would run it where it was never prepared.
  */
 /**
  * A relation that one part of a composed statement names, for later parts (of other
@@ -47,9 +49,13 @@ export class ComposedStatement {
     return this;
   }
 
-  /** The statement, ending in `select`, its values and its prepared statement's name. */
-  build(select: string): { name: string; text: string; values: unknown[] } {
+  /** The statement, ending in `select`, its values and its prepared statement's name, if any. */
+  build(
+    select: string,
+    { named = true }: { named?: boolean } = {},
+  ): { name?: string; text: string; values: unknown[] } {
     const text = this.ctes.length > 0 ? `WITH ${this.ctes.join(',\n')}\n${select}` : select;
+    if (!named) return { text, values: this.values };
     const name = `composed_${createHash('sha1').update(text).digest('base64url')}`;
     return { name, text, values: this.values };
   }

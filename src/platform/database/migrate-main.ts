@@ -1,9 +1,13 @@
 import { loadConfig } from '../config/config';
 import { migrate } from './migrator';
 
-/** `npm run db:migrate` (part of `npm run setup`): create the database if missing, migrate. */
+/**
+ * `npm run db:migrate` (part of `npm run setup`): create the database if missing, migrate.
+ * Straight to PostgreSQL (DATABASE_DIRECT_URL): the migrator holds a session-level lock and
+ * runs each migration in its own transaction, neither of which a transaction pooler keeps.
+ */
 async function main(): Promise<void> {
-  const { databaseUrl } = loadConfig();
+  const databaseUrl = loadConfig().database.directUrl;
   const applied = await migrate(databaseUrl);
   const where = new URL(databaseUrl);
   where.password = '';

@@ -1,8 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Pool, PoolClient } from 'pg';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Pool, PoolClient, PoolConfig } from 'pg';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
-import { PG_POOL_SIZE } from '../settings';
 import type { PgClient } from './db';
 
 /**
@@ -21,23 +20,14 @@ const CLIENT_CHECK_INTERVAL_MS = 1000;
  * runtime cost about three times the SQL itself (bench/api-list, docs/decisions.md).
  */
 @Injectable()
-export class PgPool extends Pool implements OnApplicationShutdown {
-  constructor(@Inject(CONFIG) config: HeraldConfig) {
-    super({
-      connectionString: config.databaseUrl,
-      max: PG_POOL_SIZE,
-      // Both are startup parameters of each connection, so no statement sets them. The
-      // timeout cancels a statement gone wrong; the check ends a statement whose client has
-      // gone (a killed worker): without it, PostgreSQL runs it to the end, however long.
-      statement_timeout: config.statementTimeoutMs,
-      // A wait for a free connection is bounded too: past it the caller fails as if the
-      // database were away (a retry later, a 500 with Retry-After) instead of queueing on.
-      connectionTimeoutMillis: POOL_WAIT_MS,
-      options: `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}`,
-    });
+export class PgPool extends Pool implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(PgPool.name);
+
+  constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {
+    super(poolOptions(config));
     // An idle connection that PostgreSQL ends (restart, failover, admin kill) emits 'error'
     // on the pool; unheard, it would crash the process. The pool replaces the connection.
-    const logger = new Logger(PgPool.name);
+    const logger = this.logger;
     this.on('error', (error) => logger.warn(`idle PostgreSQL connection lost: ${error.message}`));
     // A connection lent out (a transaction, Prisma's or ours) has no listener of the pool's
     // while it is out, and its user may be awaiting something else (an SMTP reply) when
@@ -49,6 +39,27 @@ export class PgPool extends Pool implements OnApplicationShutdown {
     this.on('acquire', (client: PoolClient) => client.on('error', lost));
     this.on('release', (_error: Error | undefined, client: PoolClient) =>
       client.removeListener('error', lost),
+    );
+  }
+
+  /**
+   * Behind PgBouncer the statement bound is the server connections' own setting (see
+   * poolOptions): say so at start-up when it is missing, since nothing else would. Never holds
+   * the boot: a database that is away is the readiness probe's business.
+   */
+  onModuleInit(): void {
+    if (this.config.database.pooler === 'none') return;
+    this.query<{ statement_timeout: string }>('SHOW statement_timeout').then(
+      ({ rows }) => {
+        if (rows[0]?.statement_timeout === '0') {
+          this.logger.warn(
+            'statement_timeout is 0 on the connections PgBouncer hands out: a runaway statement ' +
+              'can hold one for ever. Set it in PgBouncer (connect_query) or on the role ' +
+              '(docs/operating.md).',
+          );
+        }
+      },
+      () => undefined,
     );
   }
 
@@ -77,4 +88,34 @@ export class PgPool extends Pool implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.end();
   }
+}
+
+/**
+ * The pool's settings. Straight to PostgreSQL, the statement timeout and the client check are
+ * startup parameters of each connection, so no statement sets them: the timeout cancels a
+ * statement gone wrong; the check ends a statement whose client has gone (a killed worker),
+ * which PostgreSQL would otherwise run to the end, however long.
+ *
+ * Behind PgBouncer in transaction mode there is no session of ours to set them on: PgBouncer
+ * 1.18 refuses unknown startup parameters (or, told to ignore them, drops them), and a `SET`
+ * would stay on a server connection that PgBouncer hands to other clients next. Not even
+ * `SET LOCAL`: it would wrap every statement in BEGIN/COMMIT (three round trips for one, and
+ * Prisma's single statements cannot be wrapped). The same values are then the server
+ * connections' own, set once for all of them (PgBouncer's connect_query, or ALTER ROLE):
+ * uniform settings leak nothing from one client to another.
+ */
+export function poolOptions(config: HeraldConfig): PoolConfig {
+  const common: PoolConfig = {
+    connectionString: config.databaseUrl,
+    max: config.database.poolSize,
+    // A wait for a free connection is bounded too: past it the caller fails as if the
+    // database were away (a retry later, a 500 with Retry-After) instead of queueing on.
+    connectionTimeoutMillis: POOL_WAIT_MS,
+  };
+  if (config.database.pooler !== 'none') return common;
+  return {
+    ...common,
+    statement_timeout: config.statementTimeoutMs,
+    options: `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}`,
+  };
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Module, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, OnModuleDestroy, Optional } from '@nestjs/common';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -8,6 +8,7 @@ import DKIM from 'nodemailer/lib/dkim';
 import type MailMessage from 'nodemailer/lib/mailer/mail-message';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import { HeraldMetrics } from '../metrics/herald-metrics';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { ComposedMime, composeMime } from './mime-composer';
 import { SendSlots } from './send-slots';
@@ -106,7 +107,11 @@ export class MailTransport implements OnModuleDestroy {
    */
   readonly connections: number;
 
-  constructor(@Inject(CONFIG) private readonly config: HeraldConfig) {
+  constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    // Absent where a transport is built by hand (unit tests, tools): nothing is timed then.
+    @Optional() private readonly metrics?: HeraldMetrics,
+  ) {
     // DKIM signs every message when configured; stored copies are signed as well, so they
     // are byte for byte what a relay would have received.
     const dkim = config.dkim && {
@@ -258,9 +263,11 @@ export class MailTransport implements OnModuleDestroy {
 
   private async counted<T>(sending: Promise<T>): Promise<T> {
     this.inFlight++;
+    const answered = this.metrics?.startSend();
     try {
       return await sending;
     } finally {
+      answered?.();
       this.inFlight--;
     }
   }

@@ -7,6 +7,18 @@ import { CAMPAIGN_JOB_LOCK_MS, CAMPAIGN_MAX_STALLED, CAMPAIGN_STALLED_CHECK_MS }
 /** How long shutdown waits to learn whether Redis answers before forcing the worker closed. */
 const REDIS_PROBE_MS = 1000;
 
+/** This process's queue processors, for a shutdown to stop them before anything else closes. */
+const processors = new Set<QueueProcessor>();
+
+/**
+ * Stops every queue worker of the process from taking jobs and waits for the jobs they hold
+ * to end (finished, or handed back to the queue). Runs before Nest's own close, whose destroy
+ * hooks would otherwise end the Redis and PostgreSQL clients under jobs still running.
+ */
+export async function closeQueueWorkers(): Promise<void> {
+  await Promise.all([...processors].map((processor) => processor.closeWorker()));
+}
+
 /**
  * What every BullMQ processor of Herald shares: its worker's Redis errors go to the outage
  * log (one line per interval while Redis is away, not a trace per reconnect), and its close
@@ -18,6 +30,7 @@ export abstract class QueueProcessor extends WorkerHost implements OnModuleDestr
   /** `workerName`: how the outage log names it, e.g. "the import worker". */
   protected constructor(private readonly workerName: string) {
     super();
+    processors.add(this);
   }
 
   /** The worker's own errors (its Redis connections): reported once per interval. */
@@ -33,6 +46,12 @@ export abstract class QueueProcessor extends WorkerHost implements OnModuleDestr
    * (its lock lapses and BullMQ hands it to another worker).
    */
   async onModuleDestroy(): Promise<void> {
+    await this.closeWorker();
+    processors.delete(this);
+  }
+
+  /** See onModuleDestroy; safe to call again (BullMQ's close is). */
+  async closeWorker(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), REDIS_PROBE_MS);

@@ -1,0 +1,169 @@
+import parsePrometheus from 'parse-prometheus-text-format';
+import request from 'supertest';
+import { createHttpApp } from '../../src/http-app';
+import { FaultRig, Tenant } from '../support/fault-rig';
+import { freePort, waitForOk } from '../support/processes';
+import { TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
+
+const TOKEN = 'metrics-token-for-the-probe-tests';
+const RECIPIENTS = 30;
+
+type Families = ReturnType<typeof parsePrometheus>;
+
+/** What a Prometheus server would read from `url` with the token: parsed, or the status. */
+async function scrape(url: string, token = TOKEN): Promise<Families> {
+  const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parsePrometheus(await response.text());
+}
+
+/** The sum of a family's samples whose labels include `labels`. */
+function total(families: Families, name: string, labels: Record<string, string> = {}): number {
+  const family = families.find((f) => f.name === name);
+  if (!family) return 0;
+  return family.metrics
+    .filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))
+    .reduce((sum, m) => sum + Number(m.value ?? m.count ?? 0), 0);
+}
+
+/** The families CONTRACT §14 names, as Herald calls them. */
+const FAMILIES = [
+  'herald_queue_jobs',
+  'herald_messages_total',
+  'herald_smtp_send_duration_seconds',
+  'herald_http_requests_total',
+  'herald_http_request_duration_seconds',
+  'herald_db_pool_connections',
+  'herald_db_pool_max',
+  'process_cpu_seconds_total',
+];
+
+/**
+ * The operator's surface (CONTRACT §14) on real processes: an `--api-only` API and a worker
+ * with METRICS_PORT, both with METRICS_TOKEN, and `npm start`'s shape, whose /metrics carries
+ * its worker child's counters.
+ */
+describe('probes and metrics', () => {
+  let rig: FaultRig;
+  let tenant: Tenant;
+  let workerBase: string;
+
+  beforeAll(async () => {
+    rig = await FaultRig.start({ env: { METRICS_TOKEN: TOKEN } });
+    tenant = await rig.tenant('Probed');
+    const port = await freePort();
+    rig.startWorker({ METRICS_PORT: String(port) });
+    workerBase = `http://127.0.0.1:${port}`;
+    await waitForOk(`${workerBase}/health/ready`).catch((error: Error) => {
+      throw new Error(`${error.message}\n${rig.logs()}`);
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await rig?.dispose();
+  });
+
+  it('answers the probes on the API and on a worker’s metrics port', async () => {
+    for (const base of [rig.base, workerBase]) {
+      const live = await fetch(`${base}/health/live`);
+      expect([live.status, await live.json()]).toEqual([200, { status: 'ok' }]);
+      const ready = await fetch(`${base}/health/ready`);
+      expect([ready.status, await ready.json()]).toEqual([200, { status: 'ok' }]);
+    }
+    // GET /health stays as the contract's §1 has it.
+    const health = await fetch(`${rig.base}/health`);
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+  });
+
+  it('refuses /metrics without the token, in the error envelope', async () => {
+    for (const base of [rig.base, workerBase]) {
+      for (const authorization of [undefined, 'Bearer wrong-token-of-some-length']) {
+        const response = await fetch(`${base}/metrics`, {
+          headers: authorization ? { Authorization: authorization } : {},
+        });
+        expect(response.status).toBe(401);
+        const body = (await response.json()) as { error: { code: string; details: unknown[] } };
+        expect(body.error).toMatchObject({ code: 'invalid_credential', details: [] });
+      }
+    }
+  });
+
+  it('serves every family, parsed as Prometheus does, moving during a send', async () => {
+    const before = await scrape(`${rig.base}/metrics`);
+    const names = before.map((family) => family.name);
+    for (const name of FAMILIES) expect(names).toContain(name);
+    expect(total(before, 'herald_db_pool_max')).toBe(10);
+    expect(before.find((f) => f.name === 'herald_queue_jobs')!.metrics).toContainEqual({
+      labels: { queue: 'campaign-delivery', state: 'waiting' },
+      value: '0',
+    });
+
+    await rig.audience(tenant.accountId, RECIPIENTS, 'probed.test');
+    await rig.waitUntilSent(tenant, await rig.sendCampaign(tenant, 'Probed'), 90_000);
+
+    // The worker counted what it sent and timed each SMTP transaction.
+    const worker = await scrape(`${workerBase}/metrics`);
+    expect(total(worker, 'herald_messages_total', { source: 'campaign', outcome: 'sent' })).toBe(
+      RECIPIENTS,
+    );
+    expect(total(worker, 'herald_smtp_send_duration_seconds')).toBe(RECIPIENTS);
+    // The API counted its requests by route pattern and status.
+    const api = await scrape(`${rig.base}/metrics`);
+    expect(
+      total(api, 'herald_http_requests_total', {
+        method: 'POST',
+        route: '/v1/campaigns/:id/send',
+        status: '202',
+      }),
+    ).toBe(1);
+    expect(
+      total(api, 'herald_http_requests_total', { route: '/v1/campaigns/:id/stats' }),
+    ).toBeGreaterThan(0);
+    expect(total(api, 'herald_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('adds npm start’s worker child’s counters to its /metrics', async () => {
+    const all = await rig.startAllInOne();
+    const other = await rig.tenant('Embedded');
+    await rig.audience(other.accountId, RECIPIENTS, 'embedded.test');
+    // Only the all-in-one process's workers may take this campaign's jobs.
+    for (const worker of rig.workers.filter((w) => w !== all.process)) await worker.stop();
+    const created = await rig.sendCampaign(other, 'Embedded');
+    await rig.waitUntilSent(other, created, 90_000);
+    const families = await waitFor(
+      async () => {
+        const parsed = await scrape(`${all.base}/metrics`);
+        const sent = total(parsed, 'herald_messages_total', {
+          source: 'campaign',
+          outcome: 'sent',
+        });
+        return sent === RECIPIENTS ? parsed : undefined;
+      },
+      { message: () => rig.logs() },
+    );
+    // One pool each, summed over the parent and its child.
+    expect(total(families, 'herald_db_pool_max')).toBe(20);
+  }, 150_000);
+});
+
+describe('/health/ready when a store is away', () => {
+  it('answers 503 naming it, while /health/live answers 200', async () => {
+    const env = await TestEnv.create({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const app = await createHttpApp(env.config, { workers: false });
+    try {
+      const ready = await request(app.getHttpServer()).get('/health/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({ status: 'unavailable', database: true, redis: false });
+      const live = await request(app.getHttpServer()).get('/health/live');
+      expect(live.status).toBe(200);
+      // Without METRICS_TOKEN, /metrics is open; a scrape never waits on the missing Redis.
+      const metrics = await request(app.getHttpServer()).get('/metrics');
+      expect(metrics.status).toBe(200);
+      expect(parsePrometheus(metrics.text).map((f) => f.name)).toContain('herald_db_pool_max');
+    } finally {
+      await app.close();
+      await env.dispose();
+    }
+  }, 60_000);
+});
