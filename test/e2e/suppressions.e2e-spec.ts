@@ -219,7 +219,8 @@ describe('suppressions', () => {
         failed: 1,
         bounces: 1,
         hard_bounces: 1,
-        skipped_unsubscribed: 2, // unsubscribed, and the client's `pending`
+        skipped_unsubscribed: 1,
+        skipped_other: 1, // the client's `pending`: not opted in
         skipped_bounced: 2,
         skipped_complained: 1,
         skipped_suppressed: 2,

@@ -155,6 +155,17 @@ describe('outbound webhooks', () => {
     await call('post', '/v1/transactional/send')
       .send({ to: 'zed@example.com', from: 'shop@acme.test', subject: 'Receipt', text: 'Thanks' })
       .expect(202);
+    // A person pausing a campaign mid-send: the relay holds every new message, so it is still
+    // sending when the pause arrives.
+    sink.holdAfter = sink.messages.length;
+    const held = (
+      await call('post', '/v1/campaigns')
+        .send({ name: 'Held', subject: 'Held', from: 'news@acme.test', text: 'Wait' })
+        .expect(201)
+    ).body;
+    await call('post', `/v1/campaigns/${held.id}/send`).expect(202);
+    await call('post', `/v1/campaigns/${held.id}/pause`).expect(200);
+    sink.release();
     await call('post', '/v1/erasures').send({ email: 'dee@bounce.example' }).expect(200);
 
     for (const type of WEBHOOK_EVENT_TYPES) await arrived(type);

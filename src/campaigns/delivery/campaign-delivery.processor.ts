@@ -130,6 +130,9 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
       let end: RunEnd;
       try {
         end = await this.deliver(content, lease);
+        // Everything in flight has settled: what a pause kept from the relay waits for a resume
+        // as pending rows, not as claims of a run that has ended.
+        if (lease.wasHalted) await this.ledger.releaseUnsent(lease.run);
       } finally {
         lease.release();
         await this.runs.end(lease.run).catch((error: unknown) => {

@@ -125,6 +125,14 @@ export class CampaignLedgerRepository {
   }
 
   /**
+   * After a run a pause halted has settled everything in flight: its claims still `sending`
+   * never reached the relay, so they become pending again (see RELEASE_UNSENT).
+   */
+  async releaseUnsent(run: RunIdentity): Promise<void> {
+    await this.pool.query(sql.RELEASE_UNSENT, [run.campaignId, run.batch, run.accountId, run.id]);
+  }
+
+  /**
    * Adds the ledger's part of an outcome write to `statement` (see outcomesPart): the final
    * outcomes written onto the rows the run still holds, the temporary refusals deferred, and
    * the relations `outcomes` (every row that ended) and `sends` (the messages the relay

@@ -47,6 +47,18 @@ export const CLAIM = `
      AND r.campaign_id = $1 AND r.subscriber_id = picked.subscriber_id
   RETURNING r.subscriber_id::text, picked.taken_over`;
 
+/**
+ * A halted run's claims that never went out (a pause stopped them before the relay took
+ * them) go back to pending, for the run after a resume; the claim's attempt is given back.
+ * Only rows this run still holds. $1 campaign, $2 batch, $3 account, $4 run.
+ */
+export const RELEASE_UNSENT = `
+  UPDATE campaign_recipients r
+     SET status = 'pending', claim_run = NULL, claimed_at = NULL,
+         attempts = greatest(r.attempts - 1, 0)
+   WHERE r.campaign_id = $1 AND r.batch = $2 AND r.account_id = $3
+     AND r.status = 'sending' AND r.claim_run = $4`;
+
 /** `written` when there is no final outcome to write (only deferrals). */
 const NOTHING_WRITTEN = `
     SELECT NULL::uuid AS subscriber_id, NULL::text AS status, NULL::text AS skip_reason,
