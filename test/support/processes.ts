@@ -14,6 +14,8 @@ export function processEnv(env: TestEnv, extra: Record<string, string> = {}): No
   return {
     PATH: process.env.PATH,
     DATABASE_URL: env.config.databaseUrl,
+    DATABASE_DIRECT_URL: env.config.database.directUrl,
+    DATABASE_POOLER: env.config.database.pooler,
     REDIS_URL: env.config.redisUrl,
     QUEUE_PREFIX: env.config.queuePrefix,
     HERALD_SECRET: env.config.secret,

@@ -14,6 +14,12 @@ import { Factories, Tenant } from './factories';
 
 const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * A PgBouncer in transaction mode forwarding every database to the shared server
+ * (`npm run test:pgbouncer` starts one): the app's pool then goes through it, as
+ * DATABASE_POOLER=pgbouncer, while migrations and the tests' own SQL go straight.
+ */
+const PGBOUNCER_URL = process.env.TEST_PGBOUNCER_URL;
 
 /** Where a TestEnv lives, when not on the shared servers (a throwaway one of a fault test). */
 export interface TestEnvPlace {
@@ -47,8 +53,17 @@ export class TestEnv {
   ): Promise<TestEnv> {
     const suffix = randomBytes(5).toString('hex');
     const databaseName = `herald_test_${suffix}`;
+    const direct = `${databaseServer}/${databaseName}`;
+    const pooled =
+      PGBOUNCER_URL && databaseServer === SERVER_URL
+        ? {
+            DATABASE_URL: `${PGBOUNCER_URL}/${databaseName}`,
+            DATABASE_DIRECT_URL: direct,
+            DATABASE_POOLER: 'pgbouncer',
+          }
+        : { DATABASE_URL: direct };
     const config = loadConfig({
-      DATABASE_URL: `${databaseServer}/${databaseName}`,
+      ...pooled,
       REDIS_URL: redisUrl,
       QUEUE_PREFIX: `herald-test-${suffix}`,
       HERALD_SECRET: `test-secret-${suffix}-${randomBytes(16).toString('hex')}`,
@@ -61,7 +76,7 @@ export class TestEnv {
       RATE_LIMIT_MAIL_AGENTS: '100000',
       ...overrides,
     });
-    if (migrated) await migrate(config.databaseUrl);
+    if (migrated) await migrate(config.database.directUrl);
     return new TestEnv(config, databaseName, databaseServer, redisUrl);
   }
 
@@ -94,7 +109,7 @@ export class TestEnv {
   }
 
   async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-    const client = new Client({ connectionString: this.config.databaseUrl });
+    const client = new Client({ connectionString: this.config.database.directUrl });
     await client.connect();
     try {
       return (await client.query<T>(text, params)).rows;
