@@ -148,14 +148,6 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
       // job back to BullMQ (if this worker still holds it), whose next attempt starts afresh.
       if (lease.lost) throw new Error(`campaign ${campaignId} batch ${batch}: the lease lapsed`);
       if (end.storeError !== undefined) throw end.storeError;
-      // Told to stop (SIGTERM): the run claimed nothing more, its messages in flight are out and
-      // recorded, so the rest of the batch goes back to the queue for another worker now,
-      // rather than waiting for this job's lock to lapse.
-      if (this.shutdown.stopping) {
-        await job.moveToWait(token);
-        throw new WaitingError();
-      }
-
       const wake = await this.ledger.nextWake(accountId, campaignId, batch);
       if (wake === undefined) {
         await this.completion.completeIfFinished(accountId, campaignId);
@@ -166,6 +158,13 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
         // Deferred recipients or another live run's claims: come back when they are due.
         await job.moveToDelayed(wake.getTime(), token);
         throw new DelayedError();
+      }
+      // Told to stop (SIGTERM): the run claimed nothing more and its messages in flight are
+      // out and recorded, so the rest of the batch goes back to the queue for another worker
+      // now, rather than waiting for this job's lock to lapse.
+      if (this.shutdown.stopping) {
+        await job.moveToWait(token);
+        throw new WaitingError();
       }
       // Claimable now (claims orphaned by a run that just ended, a row released meanwhile);
       // a run that could claim nothing waits a moment rather than spin.
