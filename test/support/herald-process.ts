@@ -2,8 +2,11 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { ROOT } from './processes';
 
-/** `api`: `--api-only`; `worker`: dist/worker.js; `all`: `npm start`'s API with workers. */
-export type HeraldRole = 'api' | 'worker' | 'all';
+/**
+ * `api`: `--api-only`; `worker`: dist/worker.js; `all`: `npm start`'s API with workers;
+ * `smtp`: `start:smtp`'s SMTP submission alone (SUBMISSION_SMTP_PORT in its env).
+ */
+export type HeraldRole = 'api' | 'worker' | 'all' | 'smtp';
 
 /**
  * One Herald process of a test (an `--api-only` API, a worker, or both in one, from dist/: `npm run build`
@@ -27,6 +30,7 @@ export class HeraldProcess {
       api: ['dist/main.js', '--api-only'],
       worker: ['dist/worker.js'],
       all: ['dist/main.js'],
+      smtp: ['dist/submission-main.js'],
     }[role];
     this.child = spawn(process.execPath, args, {
       cwd: ROOT,

@@ -106,6 +106,31 @@ describe('SIGTERM', () => {
     CASE_TIMEOUT_MS,
   );
 
+  it('start:smtp: probes and metrics on METRICS_PORT, a clean exit on SIGTERM', async () => {
+    const [smtpPort, metricsPort] = [await freePort(), await freePort()];
+    const smtp = HeraldProcess.start(
+      'smtp',
+      'submission',
+      processEnv(rig.env, {
+        SUBMISSION_SMTP_PORT: String(smtpPort),
+        SUBMISSION_SMTP_HOST: '127.0.0.1',
+        METRICS_PORT: String(metricsPort),
+        SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
+      }),
+    );
+    const base = `http://127.0.0.1:${metricsPort}`;
+    await waitForOk(`${base}/health/ready`).catch((error: Error) => {
+      throw new Error(`${error.message}\n${smtp.tail()}`);
+    });
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('herald_db_pool_max');
+    const signalled = Date.now();
+    await smtp.stop(SIGKILL_AFTER_MS);
+    expect(smtp.ended).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(GRACE_SECONDS * 1000);
+  }, 120_000);
+
   it('npm start: the API and its worker child both close, within the grace', async () => {
     const { process: all } = await rig.startAllInOne();
     const child = await waitFor(() => childrenOf(all.pid)[0], {
