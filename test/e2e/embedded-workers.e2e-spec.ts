@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { FaultRig, Tenant } from '../support/fault-rig';
+import { alive, childrenOf } from '../support/processes';
 import { waitFor } from '../support/wait-for';
 
 /** Links in the campaign's HTML: each is rewritten and signed for every recipient. */
@@ -77,24 +77,3 @@ describe("npm start's embedded workers and request handling", () => {
     });
   }, 60_000);
 });
-
-/** Process ids whose parent is `pid`. */
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return []; // ps exits 1 when there is none
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { FaultRig, Tenant } from '../../support/fault-rig';
 import { HeraldProcess } from '../../support/herald-process';
-import { freePort, processEnv, waitForOk } from '../../support/processes';
+import { alive, childrenOf, freePort, processEnv, waitForOk } from '../../support/processes';
 import { waitFor } from '../../support/wait-for';
 import { CASE_TIMEOUT_MS, expectWhole, runFaultCase } from './campaign-fault';
 
@@ -172,25 +171,4 @@ function postInTwoParts(url: string, authorization: string, body: string) {
   req.flushHeaders();
   req.write(body.slice(0, half), () => firstSent());
   return { firstPartSent, response, finish: () => req.end(body.slice(half)) };
-}
-
-/** Process ids whose parent is `pid`. */
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return []; // ps exits 1 when there is none
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
