@@ -11,7 +11,9 @@ import { CONFIG } from '../config/config.module';
 import { HeraldMetrics } from '../metrics/herald-metrics';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { ComposedMime, composeMime } from './mime-composer';
-import { SendSlots } from './send-slots';
+import { MayFinish, SendSlots } from './send-slots';
+
+export type { MayFinish };
 
 export interface OutgoingMessage {
   from: string;
@@ -69,13 +71,6 @@ export class MailDeliveryError extends Error {
     this.name = 'MailDeliveryError';
   }
 }
-
-/**
- * Asked once everything of a message but its end has gone to the relay: true sends the end
- * (the relay then takes the message), false abandons it (the connection is dropped mid-message,
- * and a relay discards a message whose data never ended).
- */
-export type MayFinish = () => Promise<boolean>;
 
 /** A message abandoned before its end was sent: it never reached the relay. */
 class Abandoned extends Error {}

@@ -1,5 +1,11 @@
-import type { MayFinish } from './mail-transport';
 import { Lane, SlotLanes } from './slot-lanes';
+
+/**
+ * Asked once everything of a message but its end has gone to the relay: true sends the end
+ * (the relay then takes the message), false abandons it (the connection is dropped mid-message,
+ * and a relay discards a message whose data never ended).
+ */
+export type MayFinish = () => Promise<boolean>;
 
 /** One message through the slots (see SendSlots.send). */
 export interface SlottedSend<T> {
