@@ -28,9 +28,13 @@ export class SubmissionService {
     private readonly rateLimiter: RateLimiter,
   ) {}
 
-  /** The key a password names, if it is active and may send; else the 535 to give. */
+  /**
+   * The key a password names, if it is active and may send; else the 535 to give. A key not in
+   * the cache is read from PostgreSQL: with it away that is a 451, never a 535 (a client told
+   * its credentials are wrong stops retrying and the application's mail is lost).
+   */
   async authenticate(password: string): Promise<KeyPrincipal> {
-    const key = await this.keys.authenticate(password.trim());
+    const key = await this.unlessAway(() => this.keys.authenticate(password.trim()));
     if (!key) throw replies.badCredentials();
     if (!key.scopes.includes(SEND_SCOPE)) throw replies.missingScope();
     return { accountId: key.accountId, apiKeyId: key.id, scopes: key.scopes };
