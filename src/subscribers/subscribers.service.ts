@@ -20,7 +20,7 @@ import type { FeedbackKind } from '../message-refs/feedback-report';
 import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
 import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
-import { bulkWriteEvents, subscriberEvent } from './subscriber-events';
+import { subscriberEvent } from './subscriber-events';
 import { mergedOverLimit } from './subscriber-merged-limits';
 import { PgPool } from '../platform/database/pg-pool';
 import { checkAgainstDto, MAX_DETAILS } from '../platform/errors/validation.pipe';
@@ -186,11 +186,8 @@ export class SubscribersService {
           mergeCustomFields: false,
           actor: caller,
           endpoint: 'POST /v1/subscribers/batch',
+          announce: 'changes',
         });
-        // Announced like single writes, in the same transaction.
-        const wanted = await this.events.wantedTypes(caller.accountId, client);
-        const events = await bulkWriteEvents(client, caller.accountId, written, wanted);
-        await this.events.publish(client, caller.accountId, events);
         return written;
       });
       for (const outcome of outcomes) results[outcome.position] = batchResult(outcome);
