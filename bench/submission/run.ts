@@ -18,6 +18,7 @@
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { newId } from '../../src/platform/crypto/ids';
+import { CpuMeter, CpuUse, pidsNamed } from '../support/cpu-meter';
 import { BenchHarness, freePort, scriptCommand, sleep } from '../support/harness';
 import { withClient } from '../support/stores';
 
@@ -46,6 +47,7 @@ const bench = new BenchHarness(
 interface Run {
   contender: 'smtp' | 'api';
   perSecond: number;
+  cpu: CpuUse;
 }
 
 /** N messages over a pool of CONNECTIONS SMTP sessions; each must be answered 250. */
@@ -162,11 +164,19 @@ bench.main(async () => {
     batch++;
     return Array.from({ length: count }, (_, n) => `buyer${n}.${batch}@customers.bench`);
   };
+  // CPU per message says where the cost is on a machine busy with other work, where the
+  // rates alone move with everyone else's load.
+  const meter = new CpuMeter({
+    herald: () => [api.child.pid],
+    client: () => [process.pid],
+    postgres: () => pidsNamed('postgres'),
+  });
   const once = async (contender: Run['contender'], count: number): Promise<Run> => {
     const to = recipients(count);
+    const before = meter.snapshot();
     const took =
       contender === 'smtp' ? await overSmtp(smtpPort, key, to) : await overApi(base, key, to);
-    return { contender, perSecond: count / took };
+    return { contender, perSecond: count / took, cpu: CpuMeter.between(before, meter.snapshot()) };
   };
 
   console.log(`warming up (${WARMUP} messages each)…`);
@@ -179,7 +189,10 @@ bench.main(async () => {
     for (const contender of order) {
       const run = await once(contender, MESSAGES);
       runs.push(run);
-      console.log(`  round ${round + 1} ${contender.padEnd(4)} ${run.perSecond.toFixed(0)} msg/s`);
+      console.log(
+        `  round ${round + 1} ${contender.padEnd(4)} ${run.perSecond.toFixed(0)} msg/s · ` +
+          CpuMeter.describe(run.cpu, MESSAGES),
+      );
     }
   }
   const taken = await withClient(bench.env.DATABASE_URL, (db) =>

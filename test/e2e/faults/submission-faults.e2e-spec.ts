@@ -3,6 +3,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { FaultRig, Tenant } from '../../support/fault-rig';
 import { freePort } from '../../support/processes';
 import { ThrowawayPostgres } from '../../support/throwaway-postgres';
+import { ThrowawayRedis } from '../../support/throwaway-redis';
 import { waitFor } from '../../support/wait-for';
 
 interface SmtpError {
@@ -133,6 +134,77 @@ describe('SMTP submission while PostgreSQL is away', () => {
     );
     expect(logged[0].n).toBe(recipients.length);
     expect(recipients.map((to) => rig.sink.countOf(to))).toEqual(recipients.map(() => 1));
+    expect(rig.crashed()).toEqual([]);
+  }, 400_000);
+});
+
+/**
+ * The same with Redis killed (the key's send rate is counted there): 451, and once Redis is
+ * back (empty, as after a crash) the retried message lands once.
+ */
+describe('SMTP submission while Redis is away', () => {
+  let redis: ThrowawayRedis;
+  let rig: FaultRig;
+  let port: number;
+
+  beforeAll(async () => {
+    redis = await ThrowawayRedis.start();
+    port = await freePort();
+    rig = await FaultRig.start({
+      redis,
+      env: { SUBMISSION_SMTP_PORT: String(port), SUBMISSION_SMTP_HOST: '127.0.0.1' },
+    });
+    rig.startWorker();
+  }, 180_000);
+  afterAll(async () => {
+    await rig?.dispose();
+    await redis?.dispose();
+  });
+
+  it('answers 451 while it is down; the retry once it is back lands once', async () => {
+    const tenant = await rig.tenant('Shop');
+    const key = tenant.auth.replace(/^Bearer /, '');
+    const submit = (message: SendMailOptions) => {
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port,
+        secure: false,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+        auth: { user: 'app', pass: key },
+        socketTimeout: 60_000,
+      } as SMTPTransport.Options);
+      return transport.sendMail(message).finally(() => transport.close());
+    };
+    const message: SendMailOptions = {
+      from: 'Shop <orders@shop.test>',
+      to: 'buyer@redis.test',
+      subject: 'Your order',
+      text: 'Thanks for your order.',
+    };
+    await redis.crash();
+    const refused = await submit(message).then(
+      () => undefined,
+      (error: SmtpError) => error,
+    );
+    expect(refused?.responseCode).toBe(451);
+    await redis.restart();
+    const taken = await waitFor(() => submit(message).catch(() => undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    });
+    expect(taken.response).toMatch(/^250 .*queued as /);
+    await waitFor(
+      async () => {
+        const rows = await rig.env.sql<{ status: string }>(
+          `SELECT status FROM transactional_messages WHERE account_id = $1`,
+          [tenant.accountId],
+        );
+        return rows.length === 1 && rows[0].status === 'sent';
+      },
+      { timeoutMs: 90_000, intervalMs: 250, message: () => rig.logs() },
+    );
+    expect(rig.sink.countOf('buyer@redis.test')).toBe(1);
     expect(rig.crashed()).toEqual([]);
   }, 400_000);
 });
