@@ -13,6 +13,7 @@
 // → clean up (processes, database, Redis keys; also on failure and Ctrl-C).
 //
 // Env (optional): BENCH_MESSAGES (2000) per run, BENCH_ROUNDS (2), BENCH_CONNECTIONS (8),
+// BENCH_BUILD (1; 0: use dist/ as it is),
 // BENCH_NODE_ARGS (none; e.g. `--cpu-prof --cpu-prof-dir=var/prof`), PG_SERVER, REDIS_URL.
 
 import nodemailer from 'nodemailer';
@@ -126,8 +127,10 @@ async function waitForHealth(base: string, output: string[]): Promise<void> {
 }
 
 bench.main(async () => {
-  console.log('building…');
-  await bench.build();
+  if (process.env.BENCH_BUILD !== '0') {
+    console.log('building…');
+    await bench.build();
+  }
   await bench.migrate();
   const account = await bench.cli('accounts', 'create', '--name', 'Bench');
   const { key } = await bench.cli(
