@@ -9,6 +9,7 @@ import type { PgClient } from '../platform/database/db';
 import type { ErrorDetail } from '../platform/errors/api-errors';
 import { SuppressionList } from '../suppression/suppression-list';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
+import type { BulkOutcome } from './subscriber-bulk-outcome';
 import { BulkAnnouncements, bulkWriteEvents } from './subscriber-events';
 import { emptyProfile } from './subscriber-fields';
 import { toColumns } from './subscriber-columns';
@@ -31,16 +32,7 @@ export interface BulkIdentity {
   hash: string;
 }
 
-export type BulkStatus = 'created' | 'updated' | 'unchanged' | 'erased' | 'failed';
-
-export interface BulkOutcome {
-  position: number;
-  status: BulkStatus;
-  id?: string;
-  errors?: ErrorDetail[];
-  /** The item changed a subscriber that existed before the write to `unsubscribed`. */
-  unsubscribed?: boolean;
-}
+export type { BulkOutcome, BulkStatus } from './subscriber-bulk-outcome';
 
 export interface BulkOptions {
   /** `create` leaves subscribers that already exist alone. */

@@ -2,7 +2,7 @@ import { Subscriber } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
 import { runSql, SqlRunner } from '../platform/database/sql-runner';
 import type { OutboundEvent } from '../webhooks/webhook-event-types';
-import type { BulkOutcome } from './subscriber-bulk-writer';
+import type { BulkOutcome } from './subscriber-bulk-outcome';
 import { presentSubscriber } from './subscriber.presenter';
 import * as sql from './subscriber-subjects.sql';
 
