@@ -27,9 +27,7 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
-export function isScope(value: string): value is Scope {
-  return isOneOf(SCOPES, value);
-}
+export const isScope = (value: string): value is Scope => isOneOf(SCOPES, value);
 
 /** Keyed by `METHOD path`, with the path as the router spells it (`:id` parameters). */
 export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {

@@ -19,9 +19,8 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export function isWebhookEventType(value: unknown): value is WebhookEventType {
-  return isOneOf(WEBHOOK_EVENT_TYPES, value);
-}
+export const isWebhookEventType = (value: unknown): value is WebhookEventType =>
+  isOneOf(WEBHOOK_EVENT_TYPES, value);
 
 /** An event as it happened, before it is fanned out to the endpoints that want it. */
 export interface OutboundEvent {

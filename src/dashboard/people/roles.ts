@@ -15,9 +15,7 @@ import { isOneOf } from '../../platform/validation/one-of';
  */
 export const ROLES = ['owner', 'admin', 'member'] as const satisfies readonly PersonRole[];
 
-export function isRole(value: unknown): value is PersonRole {
-  return isOneOf(ROLES, value);
-}
+export const isRole = (value: unknown): value is PersonRole => isOneOf(ROLES, value);
 
 /** Issuing, listing and revoking API keys: a key outlives its issuer's role. */
 export const canManageKeys = (role: PersonRole) => role === 'owner' || role === 'admin';
