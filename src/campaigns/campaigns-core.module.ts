@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MessagesCoreModule } from '../messages/messages-core.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { StatsCoreModule } from '../stats/stats-core.module';
@@ -29,6 +30,7 @@ import { ReputationGuard } from './core/reputation-guard';
   imports: [
     CampaignQueuesModule,
     ErasureModule,
+    MessagesCoreModule,
     SegmentsModule,
     StatsCoreModule,
     SubscribersModule,
@@ -63,6 +65,7 @@ import { ReputationGuard } from './core/reputation-guard';
     CampaignOutcomeWriter,
     CampaignQueuesModule,
     ErasureModule,
+    MessagesCoreModule,
     SegmentsModule,
     StatsCoreModule,
     SubscribersModule,

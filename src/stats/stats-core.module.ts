@@ -15,6 +15,6 @@ import { StatsService } from './stats.service';
 @Module({
   imports: [ErasureModule, WebhooksCoreModule, MessagesCoreModule],
   providers: [StatsRepository, StatsService, MailEvents, MailEventSubjects],
-  exports: [StatsService, MailEvents, MailEventSubjects, WebhooksCoreModule, MessagesCoreModule],
+  exports: [StatsService, MailEvents, MailEventSubjects, WebhooksCoreModule],
 })
 export class StatsCoreModule {}
