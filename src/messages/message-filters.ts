@@ -79,10 +79,26 @@ function uuid(value: string, name: string): string {
 
 function time(value: string, name: string): Date {
   const parsed = new Date(value.replace(' ', 'T'));
-  if (!RFC3339.test(value) || Number.isNaN(parsed.getTime())) {
+  if (!RFC3339.test(value) || Number.isNaN(parsed.getTime()) || !realDate(value)) {
     throw new InvalidRequestError(
       `${name} must be an RFC 3339 date-time, e.g. 2026-01-31T09:00:00Z.`,
     );
   }
   return parsed;
+}
+
+/** The calendar date and the time of day exist (Date would roll 02-30 into March). */
+function realDate(value: string): boolean {
+  const [year, month, day, hour, minute, second] = value
+    .slice(0, 19)
+    .split(/[-T t:]/)
+    .map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    hour < 24 &&
+    minute < 60 &&
+    second < 60
+  );
 }
