@@ -227,7 +227,7 @@ export function MessageDetailPage() {
           ['Created', formatDateTime(data.created_at)],
         ]}
       />
-      <section aria-labelledby="timeline-title">
+      <section className="section" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
         <ol className="message-timeline">
           {(data.events ?? []).map((event, index) => (
