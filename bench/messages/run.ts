@@ -137,7 +137,7 @@ async function requests(db: Client, accountId: string): Promise<Request[]> {
   );
   const list = (filters: sql.ListFilters, afterId?: string) => async (client: Client) => {
     const { text, values } = sql.listMessages(accountId, keptAfter(), filters, 101, afterId);
-    return (await client.query(text, values)).rows;
+    return (await client.query<{ id: string }>(text, values)).rows;
   };
   const out: Request[] = [];
   for (let i = 0; i < REQUESTS; i++) {
