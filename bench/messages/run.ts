@@ -88,7 +88,7 @@ async function seed(db: Client, accountId: string, otherId: string): Promise<voi
             CASE WHEN i <= $1 THEN $2::uuid ELSE $3::uuid END,
             (ARRAY['campaign', 'campaign', 'campaign', 'transactional', 'automation'])[1 + i % 5],
             CASE WHEN i % 5 < 3 THEN md5('c' || (i % 40))::uuid END,
-            md5('s' || (i % $4))::uuid,
+            md5('s' || i)::uuid,
             r.email, r.hash, 'news@acme.example', 'Your weekly news #' || (i % 40),
             '<' || h || '@acme.example>',
             (ARRAY['delivered', 'delivered', 'delivered', 'delivered', 'bounced', 'deferred',

@@ -1,6 +1,7 @@
 import { isEmail } from 'class-validator';
 import { isUuid } from '../platform/crypto/ids';
 import { InvalidRequestError } from '../platform/errors/api-errors';
+import { isOneOf } from '../platform/validation/one-of';
 import {
   MESSAGE_SOURCES,
   MESSAGE_STATUSES,
@@ -66,10 +67,10 @@ function single(raw: unknown, name: string): string | undefined {
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {
-  if (!(allowed as readonly string[]).includes(value)) {
+  if (!isOneOf(allowed, value)) {
     throw new InvalidRequestError(`${name} must be one of ${allowed.join(', ')}.`);
   }
-  return value as T;
+  return value;
 }
 
 function uuid(value: string, name: string): string {
