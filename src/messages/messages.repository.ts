@@ -89,6 +89,9 @@ export interface StoredEvent {
   machine: boolean | null;
 }
 
+/** An event as json_agg returns it: the time as text. */
+type JsonEvent = Omit<StoredEvent, 'at'> & { at: string };
+
 /** A campaign message whose outcome is being written, with what the log keeps of it. */
 export interface CampaignLogEntry {
   subscriberId: string;
@@ -174,18 +177,19 @@ export class MessagesRepository {
     );
   }
 
-  async find(accountId: AccountId, id: string, keptAfter: Date): Promise<StoredMessage | null> {
-    const { rows } = await this.pool.query<StoredMessage>(sql.GET_MESSAGE, [
-      accountId,
-      id,
-      keptAfter,
-    ]);
-    return rows[0] ?? null;
-  }
-
-  async events(messageId: string): Promise<StoredEvent[]> {
-    const { rows } = await this.pool.query<StoredEvent>(sql.MESSAGE_EVENTS, [messageId]);
-    return rows;
+  /** A message of the account with its events, oldest first; null when not found or expired. */
+  async find(
+    accountId: AccountId,
+    id: string,
+    keptAfter: Date,
+  ): Promise<(StoredMessage & { events: StoredEvent[] }) | null> {
+    const { rows } = await this.pool.query<StoredMessage & { events: JsonEvent[] }>(
+      sql.GET_MESSAGE,
+      [accountId, id, keptAfter],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return { ...row, events: row.events.map((event) => ({ ...event, at: new Date(event.at) })) };
   }
 
   async listPage(

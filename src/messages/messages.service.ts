@@ -45,6 +45,6 @@ export class MessagesService {
     if (!isUuid(id)) throw new NotFoundError('message');
     const message = await this.repository.find(caller.accountId, id, this.log.keptAfter());
     if (!message) throw new NotFoundError('message');
-    return presentMessage(message, await this.repository.events(message.id));
+    return presentMessage(message, message.events);
   }
 }

@@ -139,15 +139,18 @@ export const campaignMessagesPart = (p: CampaignPartParams, logged: string) => `
      ORDER BY m.id, e.ord
   )`;
 
-/** $1 account, $2 id, $3 oldest creation kept. */
+/**
+ * A message with its events, oldest first, in one round trip (the events as a JSON array).
+ * $1 account, $2 id, $3 oldest creation kept.
+ */
 export const GET_MESSAGE = `
-  SELECT ${COLUMNS} FROM messages m
+  SELECT ${COLUMNS},
+         (SELECT coalesce(json_agg(json_build_object(
+                    'type', e.type, 'at', e.at, 'smtp_code', e.smtp_code, 'reason', e.reason,
+                    'url', e.url, 'machine', e.machine) ORDER BY e.at, e.seq), '[]')
+            FROM message_events e WHERE e.message_id = m.id) AS events
+    FROM messages m
    WHERE m.account_id = $1 AND m.id = $2 AND m.created_at > $3`;
-
-/** The events of a message, oldest first. $1 message id. */
-export const MESSAGE_EVENTS = `
-  SELECT type, at, smtp_code, reason, url, machine
-    FROM message_events WHERE message_id = $1 ORDER BY at, seq`;
 
 /** The filters of a list, each optional; see listMessages. */
 export interface ListFilters {
