@@ -19,7 +19,8 @@ import { SendTransactionalDto, TransactionalAcceptedResponse } from './transacti
 import { presentMessage, TransactionalMessageResponse } from './transactional.presenter';
 import { withinDeadline } from '../platform/queue/within-deadline';
 import { messageIdHeader } from '../platform/mail/mail-transport';
-import { withMessageId } from '../platform/mail/raw-headers';
+import { rawMessageId, withMessageId } from '../platform/mail/raw-headers';
+import { MessageLog } from '../messages/message-log';
 import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
 
 const ENDPOINT = 'POST /v1/transactional/send';
@@ -75,6 +76,7 @@ export class TransactionalService {
     private readonly suppressions: SuppressionList,
     private readonly senderDomains: SenderDomainsService,
     private readonly subscribers: SubscribersService,
+    private readonly messageLog: MessageLog,
   ) {}
 
   async get(caller: Principal, id: string): Promise<TransactionalMessageResponse> {
@@ -178,6 +180,14 @@ export class TransactionalService {
                 },
                 tx,
               );
+              await this.messageLog.record(tx, accountId, {
+                id: ids[i],
+                source: 'transactional',
+                recipient: to,
+                from: submission.from,
+                subject: submission.subject,
+                messageId: rawMessageId(mime) ?? null,
+              });
             }
             await complete(tx, response);
           },
@@ -265,6 +275,16 @@ export class TransactionalService {
       },
       tx,
     );
+    // The message log's record, in the same transaction: the 202's id is its id.
+    await this.messageLog.record(tx, accountId, {
+      id: messageId,
+      source: 'transactional',
+      recipient: body.to,
+      from: body.from,
+      subject: rendered.subject,
+      messageId: messageIdHeader(messageId, body.from),
+      subscriberId: recipient?.id ?? null,
+    });
   }
 }
 

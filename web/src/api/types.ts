@@ -363,3 +363,30 @@ export interface ReputationLimits {
   bounce_rate: number;
   min_delivered: number;
 }
+
+/** One event of a message's timeline (GET /v1/messages/{id}). */
+export interface MessageEvent {
+  type: string;
+  at: string;
+  smtp_code?: number;
+  reason?: string;
+  url?: string;
+  machine?: boolean;
+}
+
+/** A message of the message log; `events` only on the detail. */
+export interface LoggedMessage {
+  id: string;
+  message_id: string | null;
+  source: 'campaign' | 'transactional' | 'automation' | 'test';
+  campaign_id: string | null;
+  automation_id: string | null;
+  automation_run_id: string | null;
+  subscriber_id: string | null;
+  recipient: string | null;
+  from: string;
+  subject: string | null;
+  status: string;
+  created_at: string;
+  events?: MessageEvent[];
+}
