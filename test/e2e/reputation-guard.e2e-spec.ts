@@ -328,17 +328,24 @@ describe('reputation guard', () => {
       },
       { timeoutMs: 60_000, message: 'the import never finished' },
     );
+    // The deliveries are recorded by the dispatcher after the receiver answers, so wait for them
+    // rather than reading the list once; a duplicate, or one for `again`, would be a third.
+    const hooks = await tenant.call('get', '/v1/webhooks').expect(200);
+    const webhookId = (hooks.body as { data: { id: string }[] }).data[0].id;
+    const deliveries = await waitFor(async () => {
+      const list = await tenant
+        .call('get', `/v1/webhooks/${webhookId}/deliveries?limit=100`)
+        .expect(200);
+      const data = (list.body as { data: { type: string }[] }).data;
+      const unsubscribed = data.filter((d) => d.type === 'subscriber.unsubscribed');
+      return unsubscribed.length >= 2 ? unsubscribed : undefined;
+    });
+    expect(deliveries).toHaveLength(2);
     const announced = await waitFor(() => {
       const events = tenant.receiver.events('subscriber.unsubscribed');
       return events.length >= 2 ? events : undefined;
     });
-    // Every event of the writes is in the outbox when they commit: the deliveries list is
-    // complete once these two arrived, so a third (a duplicate, or `again`) would show there.
-    const hooks = await tenant.call('get', '/v1/webhooks').expect(200);
-    const webhookId = (hooks.body as { data: { id: string }[] }).data[0].id;
-    const list = await tenant.call('get', `/v1/webhooks/${webhookId}/deliveries`).expect(200);
-    const deliveries = (list.body as { data: { type: string }[] }).data;
-    expect(deliveries.filter((d) => d.type === 'subscriber.unsubscribed')).toHaveLength(2);
+    expect(announced).toHaveLength(2);
     expect(
       announced.map((event) => (event.data as { id: string; status: string }).id).sort(),
     ).toEqual([ids.batch, ids.imported].sort());
