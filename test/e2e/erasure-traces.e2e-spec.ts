@@ -60,7 +60,11 @@ describe('erasure leaves no trace in Redis or logs after a failed send', () => {
       const keys: string[] = [];
       let cursor = '0';
       do {
-        const [next, batch] = await redis.scan(cursor, 'MATCH', `${hashTaggedPrefix(env.config.queuePrefix)}*`);
+        const [next, batch] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${hashTaggedPrefix(env.config.queuePrefix)}*`,
+        );
         keys.push(...batch);
         cursor = next;
       } while (cursor !== '0');

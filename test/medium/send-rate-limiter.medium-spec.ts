@@ -1,11 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../../src/platform/crypto/ids';
 import { parseAccountId } from '../../src/platform/database/account-id';
-import {
-  openSharedRedis,
-  readyOrLater,
-  RedisService,
-} from '../../src/platform/redis/redis.module';
+import { openSharedRedis, readyOrLater, RedisService } from '../../src/platform/redis/redis.module';
 import {
   SEND_BURST,
   SendRateLimiter,

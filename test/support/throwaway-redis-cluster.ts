@@ -31,7 +31,9 @@ export class ThrowawayRedisCluster {
     const ports: number[] = [];
     while (ports.length < NODES) {
       const port = await freePort();
-      const taken = ports.some((p) => p === port || p === port + BUS_OFFSET || p + BUS_OFFSET === port);
+      const taken = ports.some(
+        (p) => p === port || p === port + BUS_OFFSET || p + BUS_OFFSET === port,
+      );
       if (!taken && port + BUS_OFFSET <= 65_535 && (await portFree(port + BUS_OFFSET))) {
         ports.push(port);
       }

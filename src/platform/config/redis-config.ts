@@ -101,7 +101,10 @@ function parseAddresses(variable: string, list: string): RedisAddress[] {
     const match = /^\s*(\[[0-9a-fA-F:.]+\]|[^\s:,[\]]+):(\d{1,5})\s*$/.exec(entry);
     const port = Number(match?.[2]);
     if (!match || port < 1 || port > 65535) {
-      throw new ConfigError(variable, `must list host:port pairs separated by commas, got "${entry}"`);
+      throw new ConfigError(
+        variable,
+        `must list host:port pairs separated by commas, got "${entry}"`,
+      );
     }
     return { host: match[1].replace(/^\[|\]$/g, ''), port };
   });

@@ -168,7 +168,10 @@ export class HeraldMetrics implements OnModuleDestroy {
       this.queueConnection.on('error', () => undefined);
       const connection = this.queueConnection;
       this.queues = Object.values(QUEUES).map((name) => {
-        const queue = new Queue(name, { connection, prefix: hashTaggedPrefix(this.config.queuePrefix) });
+        const queue = new Queue(name, {
+          connection,
+          prefix: hashTaggedPrefix(this.config.queuePrefix),
+        });
         // Redis away is the readiness probe's to report; a scrape just goes without depths.
         queue.on('error', () => undefined);
         return queue;

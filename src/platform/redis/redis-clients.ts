@@ -1,4 +1,8 @@
-import { RedisConnection, createIORedisClient, type RedisOptions as BullRedisOptions } from 'bullmq';
+import {
+  RedisConnection,
+  createIORedisClient,
+  type RedisOptions as BullRedisOptions,
+} from 'bullmq';
 import { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { RedisTarget } from '../config/redis-config';
 import { REDIS_RECONNECT_MAX_MS } from '../settings';
@@ -97,7 +101,7 @@ export function createRedisClient(
  */
 export function bullConnection(target: RedisTarget): BullRedisOptions {
   useHeraldClientsInBullMQ();
-  return { [TARGET]: target } as BullRedisOptions;
+  return { [TARGET]: target };
 }
 
 const TARGET = 'heraldRedisTarget';

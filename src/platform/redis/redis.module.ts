@@ -20,14 +20,16 @@ import { reportRedisError } from './redis-outage-log';
 // The class is the injection token; the interface gives it what Redis and Cluster clients share.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface RedisService
-  extends RedisCommander<{ type: 'default'; mapping: 'resp2' }>, Pick<EventEmitter, 'on' | 'once' | 'off'> {
+  extends
+    RedisCommander<{ type: 'default'; mapping: 'resp2' }>,
+    Pick<EventEmitter, 'on' | 'once' | 'off'> {
   readonly status: RedisClient['status'];
   pipeline(): ChainableCommander;
   multi(): ChainableCommander;
   quit(): Promise<'OK'>;
   disconnect(): void;
 }
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-extraneous-class
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export abstract class RedisService {}
 
 /** Opens the shared client with the process, and closes it with the process. */

@@ -19,7 +19,8 @@ const BURST = 100;
  * the bound, the campaign finishes by itself, no process crashed.
  */
 describe('Redis behind Sentinel and as a Cluster', () => {
-  it(
+  // Side by side, as the other fault files run their cases: each has its own servers.
+  it.concurrent(
     'Sentinel: the primary killed mid-campaign, the replica promoted: nothing lost, work resumes',
     async () => {
       let group!: ThrowawaySentinelGroup;
@@ -68,7 +69,7 @@ describe('Redis behind Sentinel and as a Cluster', () => {
     CASE_TIMEOUT_MS,
   );
 
-  it(
+  it.concurrent(
     'Cluster of three nodes: a campaign and a transactional burst, each message once',
     async () => {
       let cluster!: ThrowawayRedisCluster;
