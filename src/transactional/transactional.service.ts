@@ -108,7 +108,12 @@ export class TransactionalService {
    */
   async refusalFor(caller: Principal, email: string): Promise<RecipientRefusal | undefined> {
     const { accountId } = caller;
-    if (await this.erasureGuard.isErased(accountId, email)) {
+    // Both asked at once: an SMTP client waits on this answer at every RCPT.
+    const [erased, suppressed] = await Promise.all([
+      this.erasureGuard.isErased(accountId, email),
+      this.suppressions.find(accountId, email),
+    ]);
+    if (erased) {
       await this.erasureGuard.refuse(
         caller,
         this.erasureGuard.emailHash(accountId, email),
@@ -116,7 +121,7 @@ export class TransactionalService {
       );
       return 'erased';
     }
-    return (await this.suppressions.find(accountId, email)) ? 'suppressed' : undefined;
+    return suppressed ? 'suppressed' : undefined;
   }
 
   /**

@@ -6,6 +6,7 @@ import { Definitions } from '../ui/Definitions';
 import { formatCents, formatCount, formatRate } from '../ui/format';
 import { ErrorNotice, Loading } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
+import { RecentCampaignRates } from './ReputationGuard';
 
 const WINDOWS = [7, 30, 90] as const;
 
@@ -95,6 +96,7 @@ export function OverviewPage() {
               ]}
             />
           </section>
+          <RecentCampaignRates />
           <section className="section" aria-labelledby="audience-title">
             <h2 id="audience-title">Subscribers now</h2>
             <Definitions
