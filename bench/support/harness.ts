@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
 import { deleteRedisKeys, PG_SERVER, REDIS_URL, withClient } from './stores';
 
 export const ROOT = resolve(__dirname, '../..');
@@ -67,7 +68,7 @@ export class BenchHarness {
           db.query(`DROP DATABASE IF EXISTS "${this.database}" WITH (FORCE)`),
         ).catch((error: unknown) => console.error(`could not drop ${this.database}:`, error));
       }
-      await deleteRedisKeys(`${this.env.QUEUE_PREFIX}:*`).catch(() => undefined);
+      await deleteRedisKeys(`${hashTaggedPrefix(this.env.QUEUE_PREFIX)}:*`).catch(() => undefined);
     })();
     return this.cleaning;
   }

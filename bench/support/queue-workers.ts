@@ -4,13 +4,17 @@
 // when the first job would be taken at once.
 
 import { Queue } from 'bullmq';
+import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
 import { REDIS_URL } from './stores';
 
-/** How many BullMQ workers each of `queues` has now. */
-export async function queueWorkerCounts(prefix: string, queues: string[]): Promise<number[]> {
+/** How many BullMQ workers each of `queues` of the installation QUEUE_PREFIX=`queuePrefix` has now. */
+export async function queueWorkerCounts(queuePrefix: string, queues: string[]): Promise<number[]> {
   return Promise.all(
     queues.map(async (name) => {
-      const queue = new Queue(name, { prefix, connection: { url: REDIS_URL } });
+      const queue = new Queue(name, {
+        prefix: hashTaggedPrefix(queuePrefix),
+        connection: { url: REDIS_URL },
+      });
       try {
         return (await queue.getWorkers()).length;
       } finally {

@@ -71,6 +71,12 @@ export const ENQUEUE_DEADLINE_MS = 1_000;
 /** While Redis is unreachable, a process says so in its log at most this often. */
 export const REDIS_DOWN_LOG_EVERY_MS = 30_000;
 
+/**
+ * The longest pause between attempts to reach Redis again (every client, whatever its role):
+ * after an outage or a Sentinel promotion, work resumes at most this long after Redis answers.
+ */
+export const REDIS_RECONNECT_MAX_MS = 2_000;
+
 /** How long start-up waits for the shared Redis connection before going on without it. */
 export const REDIS_READY_WAIT_MS = 2_000;
 

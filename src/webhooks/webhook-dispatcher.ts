@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { HeraldConfig } from '../platform/config/config';
 import { QUEUES } from '../platform/queue/queue.module';
+import { reportRedisError } from '../platform/redis/redis-outage-log';
 import { CONFIG } from '../platform/config/config.module';
 import {
   WEBHOOK_BATCHES_PER_CLAIM,
@@ -116,6 +117,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly publisher: WebhookPublisher,
     @InjectQueue(QUEUES.campaignDelivery) private readonly campaignDeliveries: Queue,
   ) {
+    // Its connection's errors (Redis away) go to the outage log like every other queue's.
+    campaignDeliveries.on('error', (error) =>
+      reportRedisError('the webhooks’ delivery queue', error),
+    );
     this.secrets = new WebhookSecretBox(config.secret);
     this.results = new OutcomeBuffer((batch) => this.write(batch), {
       maxBatch: WEBHOOK_RESULT_BATCH,

@@ -9,6 +9,7 @@ import { SubscribersService } from '../../src/subscribers/subscribers.service';
 import { waitUntilSent } from '../support/campaign-fixtures';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
+import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
 
 /**
  * The pieces that make a send survive trouble, driven step by step: the API runs without
@@ -177,7 +178,7 @@ describe('campaign send recovery', () => {
     // Redis forgot every job of this env (e.g. restarted without persistence).
     const { Redis } = await import('ioredis');
     const redis = new Redis(env.config.redisUrl);
-    const keys = await redis.keys(`${env.config.queuePrefix}:campaign-*`);
+    const keys = await redis.keys(`${hashTaggedPrefix(env.config.queuePrefix)}:campaign-*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
     await env.sql(

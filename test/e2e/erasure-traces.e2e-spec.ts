@@ -5,6 +5,7 @@ import { processEnv, ROOT, stop } from '../support/processes';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApi, TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
+import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
 
 const VICTIM = 'victim.erased@example.com';
 
@@ -59,7 +60,11 @@ describe('erasure leaves no trace in Redis or logs after a failed send', () => {
       const keys: string[] = [];
       let cursor = '0';
       do {
-        const [next, batch] = await redis.scan(cursor, 'MATCH', `${env.config.queuePrefix}*`);
+        const [next, batch] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${hashTaggedPrefix(env.config.queuePrefix)}*`,
+        );
         keys.push(...batch);
         cursor = next;
       } while (cursor !== '0');

@@ -123,6 +123,73 @@ describe('probes and metrics', () => {
     expect(total(api, 'herald_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
   }, 120_000);
 
+  it('shows the queue filling, and deferrals and failures by source, while mail goes out', async () => {
+    const moving = await rig.tenant('Moving');
+    await rig.audience(moving.accountId, RECIPIENTS, 'moving.test');
+    const delivery = { queue: 'campaign-delivery', state: 'active' };
+    // The relay holds every new transaction at MAIL FROM: the delivery job stays running.
+    rig.sink.holdAfter = rig.sink.messages.length;
+    let campaignId: string;
+    try {
+      campaignId = await rig.sendCampaign(moving, 'Moving');
+      const during = await waitFor(
+        async () => {
+          const families = await scrape(`${rig.base}/metrics`);
+          return total(families, 'herald_queue_jobs', delivery) > 0 ? families : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 200, message: () => rig.logs() },
+      );
+      expect(total(during, 'herald_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+    } finally {
+      rig.sink.release();
+    }
+    await rig.waitUntilSent(moving, campaignId, 90_000);
+    await waitFor(
+      async () => total(await scrape(`${rig.base}/metrics`), 'herald_queue_jobs', delivery) === 0,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+
+    // A relay refusing one address for good and another once for now.
+    let deferrals = 0;
+    rig.sink.verdict = (message) => {
+      if (message.to.includes('refused@moving.test')) return { code: 550, message: 'no such user' };
+      if (message.to.includes('later@moving.test') && deferrals++ === 0) {
+        return { code: 451, message: 'try again later' };
+      }
+      return undefined;
+    };
+    try {
+      for (const to of ['refused@moving.test', 'later@moving.test']) {
+        const accepted = await rig.request(moving, 'POST', '/v1/transactional/send', {
+          to,
+          from: 'receipts@moving.test',
+          subject: 'Your receipt',
+          text: 'Thanks!',
+        });
+        expect(accepted.status).toBe(202);
+      }
+      const source = { source: 'transactional' };
+      const worker = await waitFor(
+        async () => {
+          const families = await scrape(`${workerBase}/metrics`);
+          const failed = total(families, 'herald_messages_total', { ...source, outcome: 'failed' });
+          const deferred = total(families, 'herald_messages_total', {
+            ...source,
+            outcome: 'deferred',
+          });
+          return failed === 1 && deferred === 1 ? families : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 200, message: () => rig.logs() },
+      );
+      // The campaign's counters are the campaign's alone.
+      expect(
+        total(worker, 'herald_messages_total', { source: 'campaign', outcome: 'failed' }),
+      ).toBe(0);
+    } finally {
+      rig.sink.verdict = () => undefined;
+    }
+  }, 180_000);
+
   it('adds npm start’s worker child’s counters to its /metrics', async () => {
     const all = await rig.startAllInOne();
     const other = await rig.tenant('Embedded');

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import request, { Response } from 'supertest';
 import { TestApi, TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
+import { commandKeyPrefix } from '../../src/platform/redis/redis-clients';
 
 const WINDOW_SECONDS = 2;
 const LIMIT = 6;
@@ -61,11 +62,11 @@ describe('rate limits', () => {
     // The counters live under this installation's QUEUE_PREFIX, like every Herald key.
     const redis = new Redis(env.config.redisUrl);
     try {
-      const keys = await redis.keys(`${env.config.queuePrefix}:rl:general:*`);
+      const keys = await redis.keys(`${commandKeyPrefix(env.config.queuePrefix)}rl:general:*`);
       expect(keys.length).toBeGreaterThan(0);
       // The window is over when this key's counter expires (Redis drops it at the window's
       // end): wait for exactly that, not for a guess at the clock.
-      const counter = `${env.config.queuePrefix}:rl:general:${keyId}`;
+      const counter = `${commandKeyPrefix(env.config.queuePrefix)}rl:general:${keyId}`;
       expect(keys).toContain(counter);
       await waitFor(async () => (await redis.exists(counter)) === 0, {
         timeoutMs: (WINDOW_SECONDS + 2) * 1000,

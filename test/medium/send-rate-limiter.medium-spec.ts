@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../../src/platform/crypto/ids';
 import { parseAccountId } from '../../src/platform/database/account-id';
-import { RedisService } from '../../src/platform/redis/redis.module';
+import { openSharedRedis, readyOrLater, RedisService } from '../../src/platform/redis/redis.module';
 import {
   SEND_BURST,
   SendRateLimiter,
@@ -20,12 +20,12 @@ describe('SendRateLimiter', () => {
 
   beforeAll(async () => {
     env = await TestEnv.create();
-    connections = [new RedisService(env.config), new RedisService(env.config)];
-    await Promise.all(connections.map((redis) => redis.onModuleInit()));
+    connections = [openSharedRedis(env.config), openSharedRedis(env.config)];
+    await Promise.all(connections.map((redis) => readyOrLater(redis)));
     limiters = connections.map((redis) => new SendRateLimiter(redis));
   });
   afterAll(async () => {
-    for (const redis of connections ?? []) await redis.onModuleDestroy();
+    for (const redis of connections ?? []) await redis.quit();
     await env?.dispose();
   });
 

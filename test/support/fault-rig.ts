@@ -9,7 +9,6 @@ import { SmtpSink } from './smtp-sink';
 import { TestEnv } from './test-env';
 import { ThrowawayPostgres } from './throwaway-postgres';
 import { ThrowawayPgBouncer } from './throwaway-pgbouncer';
-import { ThrowawayRedis } from './throwaway-redis';
 import { waitFor } from './wait-for';
 
 const run = promisify(execFile);
@@ -22,8 +21,8 @@ const HOLD_LOCK = 4242;
 export interface RigOptions {
   /** Run the whole instance on a PostgreSQL server of its own (to stop it). */
   postgres?: ThrowawayPostgres;
-  /** …or on a Redis of its own (to crash it). */
-  redis?: ThrowawayRedis;
+  /** …or on a Redis of its own (to crash it): a server, a Sentinel group or a Cluster. */
+  redis?: RedisPlace;
   /** Extra environment of every Herald process (e.g. SMTP_RETRY_*). */
   env?: Record<string, string>;
   /**
@@ -31,6 +30,12 @@ export interface RigOptions {
    * with DATABASE_DIRECT_URL straight to the server, migrations included.
    */
   pgbouncer?: ThrowawayPgBouncer;
+}
+
+/** Where a rig's Redis is: REDIS_URL (a server or a Sentinel group), or a Cluster's nodes. */
+export interface RedisPlace {
+  url?: string;
+  clusterNodes?: string;
 }
 
 export interface Tenant {
@@ -73,6 +78,7 @@ export class FaultRig {
       {
         databaseServer: options.postgres?.serverUrl,
         redisUrl: options.redis?.url,
+        redisClusterNodes: options.redis?.clusterNodes,
         migrate: false,
       },
     );

@@ -17,6 +17,13 @@ export function processEnv(env: TestEnv, extra: Record<string, string> = {}): No
     DATABASE_DIRECT_URL: env.config.database.directUrl,
     DATABASE_POOLER: env.config.database.pooler,
     REDIS_URL: env.config.redisUrl,
+    ...(env.config.redis.kind === 'cluster'
+      ? {
+          REDIS_CLUSTER_NODES: env.config.redis.nodes
+            .map(({ host, port }) => `${host}:${port}`)
+            .join(','),
+        }
+      : {}),
     QUEUE_PREFIX: env.config.queuePrefix,
     HERALD_SECRET: env.config.secret,
     OUTBOX_DIR: env.config.outboxDir,

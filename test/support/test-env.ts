@@ -11,6 +11,7 @@ import { PrismaService } from '../../src/platform/database/prisma.service';
 import { watchResponses } from './contract/contract-watch';
 import { ResponseContract } from './contract/response-contract';
 import { Factories, Tenant } from './factories';
+import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
 
 const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -25,7 +26,10 @@ const PGBOUNCER_URL = process.env.TEST_PGBOUNCER_URL;
 export interface TestEnvPlace {
   /** A PostgreSQL server URL without database (default: TEST_DATABASE_SERVER or 5432). */
   databaseServer?: string;
+  /** REDIS_URL: a server, or a Sentinel group (`redis+sentinel://…`). */
   redisUrl?: string;
+  /** REDIS_CLUSTER_NODES: a Redis Cluster of the test's own. */
+  redisClusterNodes?: string;
   /** false: the database is left empty, for a test that migrates it itself. */
   migrate?: boolean;
 }
@@ -48,6 +52,7 @@ export class TestEnv {
     {
       databaseServer = SERVER_URL,
       redisUrl = REDIS_URL,
+      redisClusterNodes,
       migrate: migrated = true,
     }: TestEnvPlace = {},
   ): Promise<TestEnv> {
@@ -65,6 +70,7 @@ export class TestEnv {
     const config = loadConfig({
       ...pooled,
       REDIS_URL: redisUrl,
+      ...(redisClusterNodes ? { REDIS_CLUSTER_NODES: redisClusterNodes } : {}),
       QUEUE_PREFIX: `herald-test-${suffix}`,
       HERALD_SECRET: `test-secret-${suffix}-${randomBytes(16).toString('hex')}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -89,6 +95,8 @@ export class TestEnv {
     } finally {
       await admin.end();
     }
+    // A Sentinel group's or a Cluster's keys go with the servers a fault test throws away.
+    if (this.config.redis.kind !== 'single') return;
     const redis = new Redis(this.redisServer);
     try {
       let cursor = '0';
@@ -96,7 +104,7 @@ export class TestEnv {
         const [next, keys] = await redis.scan(
           cursor,
           'MATCH',
-          `${this.config.queuePrefix}:*`,
+          `${hashTaggedPrefix(this.config.queuePrefix)}:*`,
           'COUNT',
           500,
         );

@@ -62,20 +62,56 @@ export class ThrowawayRedis {
     await this.crash();
   }
 
-  private async answers(): Promise<boolean> {
-    const client = new Redis(this.url, {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return (await client.ping()) === 'PONG';
-    } catch {
-      return false;
-    } finally {
-      client.disconnect();
-    }
+  private answers(): Promise<boolean> {
+    return redisAnswers(this.port);
   }
+}
+
+/** Whether a Redis server (or a sentinel) on this loopback port answers PING. */
+export async function redisAnswers(port: number): Promise<boolean> {
+  const client = new Redis(port, '127.0.0.1', {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A redis-server on loopback with nothing persisted: `args` add to (or override) the defaults. */
+export function spawnRedisServer(port: number, dir: string, args: string[] = []): ChildProcess {
+  return spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--logfile',
+      '',
+      ...args,
+    ],
+    { stdio: 'ignore' },
+  );
+}
+
+/** SIGKILL, and waits until it has gone. */
+export async function killServer(server: ChildProcess | undefined): Promise<void> {
+  if (!server || server.exitCode !== null || server.signalCode !== null) return;
+  const exited = once(server, 'exit');
+  server.kill('SIGKILL');
+  await exited;
 }

@@ -6,6 +6,7 @@ import { PG_POOL_SIZE } from '../settings';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { ConfigError } from './config-error';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
+import { parseRedis, RedisTarget } from './redis-config';
 import { parseSubmission, SubmissionConfig } from './submission-config';
 import { parseTrustProxy, TrustProxy } from './trust-proxy';
 
@@ -20,7 +21,10 @@ export interface HeraldConfig {
    * its request answers with an error and its job is tried again.
    */
   statementTimeoutMs: number;
+  /** REDIS_URL as given (default redis://127.0.0.1:6379), for child processes and tools. */
   redisUrl: string;
+  /** Where Redis is: one server, a Sentinel group or a Cluster (redis-config.ts). */
+  redis: RedisTarget;
   port: number;
   smtpUrl: string | undefined;
   outboxDir: string;
@@ -199,10 +203,8 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/herald',
     ['postgres:', 'postgresql:'],
   );
-  const redisUrl = parseUrl('REDIS_URL', env.REDIS_URL ?? 'redis://127.0.0.1:6379', [
-    'redis:',
-    'rediss:',
-  ]);
+  const redis = parseRedis(env);
+  const redisUrl = env.REDIS_URL?.trim() || 'redis://127.0.0.1:6379';
   const smtpUrl = env.SMTP_URL
     ? parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'])
     : undefined;
@@ -219,6 +221,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     database: parseDatabase(env, databaseUrl),
     statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     redisUrl,
+    redis,
     port,
     smtpUrl,
     outboxDir: resolve(env.OUTBOX_DIR ?? 'var/outbox'),

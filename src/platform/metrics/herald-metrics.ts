@@ -1,6 +1,5 @@
 import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import {
   AggregatorRegistry,
   collectDefaultMetrics,
@@ -15,6 +14,7 @@ import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
 import { PgPool } from '../database/pg-pool';
 import { QUEUES } from '../queue/queue.module';
+import { createRedisClient, hashTaggedPrefix, RedisClient } from '../redis/redis-clients';
 
 /** Which sender a message came from: the label of the message counters. */
 export type MessageSource = 'campaign' | 'transactional';
@@ -50,7 +50,7 @@ export class HeraldMetrics implements OnModuleDestroy {
   private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   private readonly httpSeconds: Histogram<'method' | 'route'>;
   private readonly sources: MetricsSource[] = [];
-  private queueConnection: Redis | undefined;
+  private queueConnection: RedisClient | undefined;
   private queues: Queue[] | undefined;
 
   constructor(
@@ -162,15 +162,16 @@ export class HeraldMetrics implements OnModuleDestroy {
   private async queueDepths(): Promise<[string, Record<string, number>][]> {
     if (!this.queues) {
       // Fails fast while Redis is away: a scrape then goes without depths rather than waiting.
-      this.queueConnection = new Redis(this.config.redisUrl, {
-        maxRetriesPerRequest: 1,
-        enableOfflineQueue: false,
+      this.queueConnection = createRedisClient(this.config.redis, 'producer', {
         lazyConnect: true,
       });
       this.queueConnection.on('error', () => undefined);
       const connection = this.queueConnection;
       this.queues = Object.values(QUEUES).map((name) => {
-        const queue = new Queue(name, { connection, prefix: this.config.queuePrefix });
+        const queue = new Queue(name, {
+          connection,
+          prefix: hashTaggedPrefix(this.config.queuePrefix),
+        });
         // Redis away is the readiness probe's to report; a scrape just goes without depths.
         queue.on('error', () => undefined);
         return queue;

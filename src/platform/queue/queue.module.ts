@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import { bullConnection, hashTaggedPrefix } from '../redis/redis-clients';
 
 /**
  * Every BullMQ queue Herald uses. A domain module registers the queues it adds jobs to with
@@ -24,8 +25,11 @@ export const QUEUES = {
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 /**
- * BullMQ's root configuration, once per process: the Redis of REDIS_URL, and QUEUE_PREFIX as
- * the key prefix so several installations (and parallel test files) can share one Redis.
+ * BullMQ's root configuration, once per process: the Redis of REDIS_URL or REDIS_CLUSTER_NODES
+ * (its clients made by redis-clients.ts, a worker's and a producer's each as BullMQ advises),
+ * and QUEUE_PREFIX as the key prefix, so several installations (and parallel test files) can
+ * share one Redis. The prefix is one hash tag, `{herald}`: every queue's keys share a Cluster
+ * slot, which BullMQ's scripts need.
  */
 @Global()
 @Module({
@@ -33,8 +37,8 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
     BullModule.forRootAsync({
       inject: [CONFIG],
       useFactory: (config: HeraldConfig) => ({
-        connection: { url: config.redisUrl },
-        prefix: config.queuePrefix,
+        connection: bullConnection(config.redis),
+        prefix: hashTaggedPrefix(config.queuePrefix),
       }),
     }),
   ],

@@ -1,5 +1,12 @@
 import pLimit from 'p-limit';
-import { CampaignStats, FaultRig, RigOptions, SMTP_POOL, Tenant } from '../../support/fault-rig';
+import {
+  CampaignStats,
+  FaultRig,
+  RedisPlace,
+  RigOptions,
+  SMTP_POOL,
+  Tenant,
+} from '../../support/fault-rig';
 import { HeraldProcess } from '../../support/herald-process';
 import { ThrowawayPostgres } from '../../support/throwaway-postgres';
 import { ThrowawayRedis } from '../../support/throwaway-redis';
@@ -40,6 +47,8 @@ export interface FaultContext {
   /** The case's own PostgreSQL server (to stop it). */
   postgres: ThrowawayPostgres;
   redis?: ThrowawayRedis;
+  /** The case's own Redis deployment, when `stores.redis` made one (a Sentinel group, a Cluster). */
+  place?: OwnRedis;
   tenant: Tenant;
   campaignId: string;
 }
@@ -49,10 +58,15 @@ export interface FaultCase {
   name: string;
   /** Share of the audience accepted when the fault strikes (EARLY, LATE). */
   at: number;
+  /** Recipients of the campaign (default AUDIENCE). */
+  audience?: number;
   /** Duplicates allowed: one message per SMTP connection of each worker killed or cut off. */
   bound: number;
-  /** The instance runs on a Redis of its own (to crash it); it always has its own PostgreSQL. */
-  stores?: { redis?: boolean };
+  /**
+   * The instance runs on a Redis of its own: a ThrowawayRedis (true, to crash it) or what the
+   * function starts (a Sentinel group, a Cluster). It always has its own PostgreSQL.
+   */
+  stores?: { redis?: boolean | (() => Promise<OwnRedis>) };
   env?: RigOptions['env'];
   /** Outcome writes can be made to fail or to wait (FaultRig.installOutcomeFaults). */
   outcomeFaults?: boolean;
@@ -65,7 +79,12 @@ export interface FaultCase {
   sentWithinMs?: number;
 }
 
+/** A Redis deployment a case starts for itself and throws away after. */
+export type OwnRedis = RedisPlace & { dispose(): Promise<void> };
+
 export interface FaultRun {
+  /** Recipients of the campaign. */
+  audience: number;
   stats: CampaignStats;
   /** From the send call to the first read of `sent`. */
   msToSent: number;
@@ -91,16 +110,18 @@ export interface FaultRun {
 export async function runFaultCase(fault: FaultCase): Promise<FaultRun> {
   // A PostgreSQL server per case, whether its fault stops it or not: a dozen instances side by
   // side open more connections than the shared server allows (other test files need it too).
-  const [postgres, redis] = await Promise.all([
+  const ownRedis = fault.stores?.redis;
+  const [postgres, redis, place] = await Promise.all([
     ThrowawayPostgres.start(),
-    fault.stores?.redis ? ThrowawayRedis.start() : undefined,
+    ownRedis === true ? ThrowawayRedis.start() : undefined,
+    typeof ownRedis === 'function' ? ownRedis() : undefined,
   ]);
   let rig: FaultRig | undefined;
   try {
     // Cases start one or two at a time: a dozen instances booting at once on two cores can
     // take longer than their health check waits.
     const { started, workers, tenant, emails } = await startups(async () => {
-      const started = await FaultRig.start({ postgres, redis, env: fault.env });
+      const started = await FaultRig.start({ postgres, redis: redis ?? place, env: fault.env });
       rig = started;
       if (fault.outcomeFaults) await started.installOutcomeFaults();
       const workers = [started.startWorker(), started.startWorker()];
@@ -108,17 +129,17 @@ export async function runFaultCase(fault: FaultCase): Promise<FaultRun> {
       await started.verifiedDomain(tenant, `${slugOf(fault)}.example`);
       const emails = await started.audience(
         tenant.accountId,
-        AUDIENCE,
+        fault.audience ?? AUDIENCE,
         `${slugOf(fault)}.test`,
         NOTE_BYTES,
       );
       return { started, workers, tenant, emails };
     });
-    const context = { rig: started, workers, postgres, redis, tenant };
+    const context = { rig: started, workers, postgres, redis, place, tenant };
     return await strikeDuringSend(started, fault, context, emails);
   } finally {
     await rig?.dispose();
-    await Promise.all([postgres?.dispose(), redis?.dispose()]);
+    await Promise.all([postgres?.dispose(), redis?.dispose(), place?.dispose()]);
   }
 }
 
@@ -130,11 +151,12 @@ async function strikeDuringSend(
 ): Promise<FaultRun> {
   const { tenant } = context;
   const slug = slugOf(fault);
+  const audience = emails.length;
   let campaignId = '';
   let striking: Promise<void> | undefined;
   let struck: () => void = () => undefined;
   const strikeHappened = new Promise<void>((resolve) => (struck = resolve));
-  rig.sink.whenReceived(Math.round(AUDIENCE * fault.at), () => {
+  rig.sink.whenReceived(Math.round(audience * fault.at), () => {
     striking = Promise.resolve(fault.strike({ ...context, campaignId }));
     struck();
   });
@@ -151,6 +173,7 @@ async function strikeDuringSend(
   const messages = rig.sink.messages;
   const sizes = messages.map((message) => message.size);
   const run: FaultRun = {
+    audience,
     stats,
     msToSent,
     lost: rig.sink.missing(emails).length,
@@ -167,7 +190,7 @@ async function strikeDuringSend(
   console.log(
     `| ${fault.name} | ${run.lost} | ${run.duplicates} (${fault.bound}) | ` +
       `${(msToSent / 1000).toFixed(1)} s |\n` +
-      `${fault.name}: ${AUDIENCE} recipients, messages ${run.sizes[0]}-${run.sizes[1]} bytes, ` +
+      `${fault.name}: ${audience} recipients, messages ${run.sizes[0]}-${run.sizes[1]} bytes, ` +
       `${run.unsigned} unsigned, stats ${JSON.stringify(pick(stats))}`,
   );
   return run;
@@ -180,8 +203,8 @@ export function expectWhole(run: FaultRun, bound: number): void {
   expect(run.unsigned).toBe(0);
   expect(pick(run.stats)).toEqual({
     status: 'sent',
-    recipients: AUDIENCE,
-    delivered: AUDIENCE,
+    recipients: run.audience,
+    delivered: run.audience,
     failed: 0,
     outstanding: 0,
   });
@@ -197,7 +220,7 @@ export async function faultCase(fault: FaultCase): Promise<void> {
 const startups = pLimit(2);
 
 /** The case's name as a DNS label: its domains' names. */
-function slugOf(fault: FaultCase): string {
+export function slugOf(fault: Pick<FaultCase, 'name'>): string {
   return fault.name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

@@ -1,0 +1,161 @@
+import {
+  RedisConnection,
+  createIORedisClient,
+  type RedisOptions as BullRedisOptions,
+} from 'bullmq';
+import { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import { RedisTarget } from '../config/redis-config';
+import { REDIS_RECONNECT_MAX_MS } from '../settings';
+
+/** A client of Herald's Redis, whatever its kind: one server or Sentinel (Redis), or a Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * What a client is for; each follows BullMQ's production guidance for its kind of work:
+ * - `worker`: a BullMQ worker's connections. A command waits through an outage or a failover
+ *   for as long as it takes (no per-command retry limit, commands queued while offline), so
+ *   a worker never gives up on Redis and resumes by itself.
+ * - `producer`: a BullMQ queue that adds jobs (the API, a fan-out). It fails at once while Redis
+ *   is away: what it adds is already committed in PostgreSQL, and a sweep or watchdog adds it
+ *   again later, so nothing waits on a Redis that is not there.
+ * - `commands`: the shared client of rate limits, locks and caches: fails fast like a producer,
+ *   under the installation's key prefix, with the commands of one event-loop turn pipelined.
+ * Every kind reconnects forever, at most REDIS_RECONNECT_MAX_MS apart.
+ */
+export type RedisRole = 'worker' | 'producer' | 'commands';
+
+export interface RedisClientOptions {
+  /** Prefix of every key (not for BullMQ, which prefixes its own keys). */
+  keyPrefix?: string;
+  /** Connect at the first command instead of at once. */
+  lazyConnect?: boolean;
+  /** CLIENT SETNAME, as BullMQ names its connections. */
+  connectionName?: string;
+}
+
+/**
+ * Every Herald key starts with the installation's QUEUE_PREFIX inside one hash tag: `{herald}`.
+ * On a Redis Cluster all of them then hash to one slot, so BullMQ's scripts and Herald's own
+ * multi-key commands (each touching several keys of a queue, or several buckets) never meet
+ * CROSSSLOT; on one server or behind Sentinel the braces are just part of the name.
+ */
+export function hashTaggedPrefix(queuePrefix: string): string {
+  return `{${queuePrefix}}`;
+}
+
+/** The prefix of Herald's own keys (not BullMQ's), for the shared client and for tools. */
+export function commandKeyPrefix(queuePrefix: string): string {
+  return `${hashTaggedPrefix(queuePrefix)}:`;
+}
+
+/** The one place Herald builds Redis clients: for `role`, at `target`. */
+export function createRedisClient(
+  target: RedisTarget,
+  role: RedisRole,
+  options: RedisClientOptions = {},
+): RedisClient {
+  const connection = connectionOptions(role, options);
+  switch (target.kind) {
+    case 'single':
+      return new Redis(target.url, { ...connection, retryStrategy: reconnectDelay });
+    case 'sentinel':
+      return new Redis({
+        ...connection,
+        sentinels: target.sentinels,
+        name: target.masterName,
+        db: target.db,
+        username: target.username,
+        password: target.password,
+        sentinelPassword: target.sentinelPassword,
+        tls: target.tls ? {} : undefined,
+        enableTLSForSentinelMode: target.tls,
+        // Sentinel announces a promotion (+switch-master): reconnect to the new master then,
+        // rather than when the old one's connections time out.
+        failoverDetector: true,
+        retryStrategy: reconnectDelay,
+      });
+    case 'cluster': {
+      const { enableOfflineQueue, enableAutoPipelining, lazyConnect, ...perNode } = connection;
+      const clusterOptions: ClusterOptions = {
+        enableOfflineQueue,
+        enableAutoPipelining,
+        lazyConnect,
+        clusterRetryStrategy: reconnectDelay,
+        redisOptions: {
+          ...perNode,
+          username: target.username,
+          password: target.password,
+          tls: target.tls ? {} : undefined,
+        },
+      };
+      return new Cluster(target.nodes, clusterOptions);
+    }
+  }
+}
+
+/**
+ * BullMQ's `connection` option for Herald's queues and workers. BullMQ builds each of its
+ * connections from these options through the factory installed by useHeraldClientsInBullMQ,
+ * which hands it a client of createRedisClient's for the right role (a Cluster included, which
+ * BullMQ's own option handling cannot make).
+ */
+export function bullConnection(target: RedisTarget): BullRedisOptions {
+  useHeraldClientsInBullMQ();
+  return { [TARGET]: target };
+}
+
+const TARGET = 'heraldRedisTarget';
+let installed = false;
+
+/**
+ * Installs, once per process, BullMQ's documented hook for making its clients. BullMQ marks a
+ * worker's connections by setting `maxRetriesPerRequest: null` on their options; everything
+ * else is a producer. Options that do not come from bullConnection get BullMQ's usual client.
+ */
+function useHeraldClientsInBullMQ(): void {
+  if (installed) return;
+  installed = true;
+  RedisConnection.clientFactory = (opts) => {
+    const { [TARGET]: target, ...rest } = opts as BullRedisOptions & { [TARGET]?: RedisTarget };
+    if (target === undefined) {
+      const { url, ...others } = rest as RedisOptions & { url?: string };
+      return createIORedisClient(url ? new Redis(url, others) : new Redis(others));
+    }
+    const role: RedisRole = rest.maxRetriesPerRequest === null ? 'worker' : 'producer';
+    return createIORedisClient(
+      createRedisClient(target, role, { connectionName: rest.connectionName }),
+    );
+  };
+}
+
+function connectionOptions(role: RedisRole, options: RedisClientOptions): RedisOptions {
+  const common = {
+    lazyConnect: options.lazyConnect ?? false,
+    connectionName: options.connectionName,
+    // A server that turned replica under us (a manual failover, an old master back as a
+    // replica) answers writes with READONLY: reconnect, which finds the master, and resend.
+    reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
+  } satisfies RedisOptions;
+  switch (role) {
+    case 'worker':
+      return { ...common, maxRetriesPerRequest: null, enableOfflineQueue: true };
+    case 'producer':
+      return { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+    case 'commands':
+      return {
+        ...common,
+        keyPrefix: options.keyPrefix,
+        maxRetriesPerRequest: 2,
+        enableOfflineQueue: false,
+        // Commands issued in the same turn of the event loop leave in one write and come back
+        // in one read. Under load that is most of them: every /v1 request counts itself on the
+        // rate limiter here, and concurrent requests share the round trip (bench/api-list).
+        enableAutoPipelining: true,
+      };
+  }
+}
+
+/** Reconnect attempts: soon at first, then every REDIS_RECONNECT_MAX_MS, never giving up. */
+function reconnectDelay(attempt: number): number {
+  return Math.min(100 * 2 ** Math.min(attempt, 10), REDIS_RECONNECT_MAX_MS);
+}
