@@ -59,7 +59,7 @@ describe('rate limits', () => {
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
 
     // The counters live under this installation's QUEUE_PREFIX, like every Herald key.
-    const redis = new Redis(env.config.redisUrl);
+    const redis = new Redis(env.redisServer);
     try {
       const keys = await redis.keys(`${env.config.queuePrefix}:rl:general:*`);
       expect(keys.length).toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { PG_POOL_SIZE } from '../settings';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { ConfigError } from './config-error';
+import { EmbeddedDatabaseConfig, embeddedDatabaseOf } from './embedded-database-config';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
 import { parseSubmission, SubmissionConfig } from './submission-config';
 import { parseTrustProxy, TrustProxy } from './trust-proxy';
@@ -20,7 +21,13 @@ export interface HeraldConfig {
    * its request answers with an error and its job is tried again.
    */
   statementTimeoutMs: number;
-  redisUrl: string;
+  /**
+   * Set when DATABASE_URL is not: the PostgreSQL that Herald runs itself under ./var/postgres
+   * (src/platform/database/embedded), which DATABASE_URL then points at.
+   */
+  embeddedDatabase: EmbeddedDatabaseConfig | undefined;
+  /** REDIS_URL; unset: queues, rate limits and locks live in PostgreSQL (src/platform/store). */
+  redisUrl: string | undefined;
   port: number;
   smtpUrl: string | undefined;
   outboxDir: string;
@@ -189,15 +196,14 @@ type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): HeraldConfig {
   const port = parsePort(env.PORT ?? '3000');
-  const databaseUrl = parseUrl(
-    'DATABASE_URL',
-    env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/herald',
-    ['postgres:', 'postgresql:'],
-  );
-  const redisUrl = parseUrl('REDIS_URL', env.REDIS_URL ?? 'redis://127.0.0.1:6379', [
-    'redis:',
-    'rediss:',
+  const embeddedDatabase = env.DATABASE_URL ? undefined : embeddedDatabaseOf(env);
+  const databaseUrl = parseUrl('DATABASE_URL', env.DATABASE_URL ?? embeddedDatabase!.url, [
+    'postgres:',
+    'postgresql:',
   ]);
+  const redisUrl = env.REDIS_URL
+    ? parseUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:'])
+    : undefined;
   const smtpUrl = env.SMTP_URL
     ? parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'])
     : undefined;
@@ -211,6 +217,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
   }
   return {
     databaseUrl,
+    embeddedDatabase,
     database: parseDatabase(env, databaseUrl),
     statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     redisUrl,

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
+import { queueConnection } from '../store/queue-backend';
 
 /**
  * Every BullMQ queue Herald uses. A domain module registers the queues it adds jobs to with
@@ -24,18 +25,16 @@ export const QUEUES = {
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 /**
- * BullMQ's root configuration, once per process: the Redis of REDIS_URL, and QUEUE_PREFIX as
- * the key prefix so several installations (and parallel test files) can share one Redis.
+ * BullMQ's root configuration, once per process: the Redis of REDIS_URL with QUEUE_PREFIX as
+ * the key prefix (so several installations and parallel test files can share one Redis), or
+ * PostgreSQL when REDIS_URL is unset (queue-backend.ts).
  */
 @Global()
 @Module({
   imports: [
     BullModule.forRootAsync({
       inject: [CONFIG],
-      useFactory: (config: HeraldConfig) => ({
-        connection: { url: config.redisUrl },
-        prefix: config.queuePrefix,
-      }),
+      useFactory: (config: HeraldConfig) => queueConnection(config),
     }),
   ],
   exports: [BullModule],

@@ -15,7 +15,8 @@ export class RedisService extends Redis implements OnModuleInit, OnModuleDestroy
     // No offline queue: while Redis is away a command fails at once, so the rate limiter
     // falls back to its in-memory count and /health answers 503, instead of both waiting for
     // reconnects while the request hangs.
-    super(config.redisUrl, {
+    // Built only when REDIS_URL is set (StoreModule).
+    super(config.redisUrl ?? '', {
       keyPrefix: `${config.queuePrefix}:`,
       maxRetriesPerRequest: 2,
       enableOfflineQueue: false,
