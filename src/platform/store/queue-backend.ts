@@ -24,7 +24,6 @@ export function queueConnection(config: HeraldConfig): Pick<QueueOptions, 'conne
       // BullMQ creates and upgrades its schema on connect, under an advisory lock, so any
       // number of processes starting at once is safe.
       migrate: true,
-      application_name: 'herald-queues',
     },
   };
 }
