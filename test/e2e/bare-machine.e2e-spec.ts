@@ -1,6 +1,14 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +28,8 @@ const run = promisify(execFile);
  */
 describe('two commands on a bare machine', () => {
   const dir = mkdtempSync(join(tmpdir(), 'herald-bare-'));
+  // As a clone's directory is: others may pass through (the server may run as another user).
+  chmodSync(dir, 0o755);
   const pgDir = join(dir, 'var', 'postgres');
   let port: number;
   let env: NodeJS.ProcessEnv;
@@ -68,12 +78,12 @@ describe('two commands on a bare machine', () => {
     expect(stdout).toMatch(/Applied \d+ migration\(s\)/);
     // The only user left: the server stopped with it.
     await waitFor(() => postmaster() === undefined, { message: 'the server did not stop' });
-  });
+  }, 120_000);
 
   it('sends a campaign into the outbox after npm start and the CLI, over no TCP store port', async () => {
     const herald = HeraldProcess.start('all', 'npm start', env);
     processes.push(herald);
-    await waitForOk(`http://127.0.0.1:${port}/health`);
+    await waitForOk(`http://127.0.0.1:${port}/health`, 90_000);
     expect(herald.output.join('')).toContain('queues, rate limits and locks in PostgreSQL');
 
     const account = await cli('accounts', 'create', '--name', 'Acme');
@@ -125,7 +135,7 @@ describe('two commands on a bare machine', () => {
     for (const pid of pids) {
       expect(tcpPeerPorts(pid).filter((peer) => peer === 5432 || peer === 6379)).toEqual([]);
     }
-  });
+  }, 240_000);
 
   it('shares one server among the processes of the installation, stopped by the last one', async () => {
     const server = postmaster();
@@ -133,6 +143,7 @@ describe('two commands on a bare machine', () => {
     const worker = HeraldProcess.start('worker', 'start:worker', env);
     processes.push(worker);
     await waitFor(() => readdirSync(join(pgDir, 'users')).includes(String(worker.pid)), {
+      timeoutMs: 60_000,
       message: 'the worker did not join the server',
     });
     expect(postmaster()).toBe(server);
@@ -143,7 +154,7 @@ describe('two commands on a bare machine', () => {
     await worker.stop();
     await waitFor(() => !alive(server!), { message: 'the last process left the server running' });
     expect(postmaster()).toBeUndefined();
-  });
+  }, 180_000);
 
   const asRoot = process.getuid?.() === 0;
 

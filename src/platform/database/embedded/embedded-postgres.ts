@@ -170,10 +170,15 @@ export class EmbeddedPostgres {
     const result = spawnSync(file, args, options);
     if (result.status !== 0) {
       const output = `${String(result.stderr ?? '')}${String(result.stdout ?? '')}`.trim();
+      // Run as another user, the server must be able to reach its directory.
+      const reach =
+        this.owner && output.includes('Permission denied')
+          ? ` The user "${this.config.runAsUser}" cannot reach ${this.config.dir}: every directory above it must let others through (chmod o+x), or choose another with EMBEDDED_POSTGRES_DIR.`
+          : '';
       throw new Error(
         `The embedded PostgreSQL could not start (${file.split('/').pop()} ${
           result.error?.message ?? `exited ${result.status}`
-        })${output ? `: ${output}` : ''}. See ${this.logFile}; or set DATABASE_URL.`,
+        })${output ? `: ${output}` : ''}.${reach} See ${this.logFile}; or set DATABASE_URL.`,
       );
     }
   }
