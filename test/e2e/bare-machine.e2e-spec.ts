@@ -148,13 +148,21 @@ describe('two commands on a bare machine', () => {
     });
     expect(postmaster()).toBe(server);
 
-    await processes[0].stop();
+    // Each must leave by its own exit, not be killed after a grace (a SIGKILL cannot leave),
+    // so the grace is the process's own (SHUTDOWN_GRACE_SECONDS, 30 s), with room for a loaded
+    // machine.
+    await processes[0].stop(60_000);
+    expect(processes[0].ended?.signal).toBeNull();
     // The worker still uses it.
     expect(alive(server!)).toBe(true);
-    await worker.stop();
-    await waitFor(() => !alive(server!), { message: 'the last process left the server running' });
+    await worker.stop(60_000);
+    expect(worker.ended?.signal).toBeNull();
+    await waitFor(() => !alive(server!), {
+      timeoutMs: 30_000,
+      message: 'the last process left the server running',
+    });
     expect(postmaster()).toBeUndefined();
-  }, 180_000);
+  }, 240_000);
 
   const asRoot = process.getuid?.() === 0;
 
