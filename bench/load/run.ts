@@ -121,9 +121,9 @@ async function startHerald(
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const before = await queueWorkerCounts(
-    bench.env.QUEUE_PREFIX!,
+    bench.env.QUEUE_PREFIX,
     WORKER_QUEUES,
-    bench.env.DATABASE_URL!,
+    bench.env.DATABASE_URL,
   );
   const server = { PORT: String(port), SMTP_URL: smtpUrl };
   let processes: Started[];
@@ -168,9 +168,9 @@ async function startHerald(
       () => false,
     );
     const workers = await queueWorkerCounts(
-      bench.env.QUEUE_PREFIX!,
+      bench.env.QUEUE_PREFIX,
       WORKER_QUEUES,
-      bench.env.DATABASE_URL!,
+      bench.env.DATABASE_URL,
     );
     if (healthy && workers.every((n, i) => n > before[i])) return { base, processes, groups };
   }
