@@ -13,4 +13,12 @@ export function useEmbeddedDatabase(config: HeraldConfig, { quiet = false } = {}
   });
   server.join();
   process.once('exit', () => server.leave());
+  // Until the process's own shutdown handling is in place (closeOnSignals, once it has booted),
+  // SIGTERM or SIGINT would end it without an 'exit' event, leaving the server behind: exit here
+  // instead. Once that handling listens too, it decides, and this one stands aside.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(signal === 'SIGTERM' ? 143 : 130);
+    });
+  }
 }
