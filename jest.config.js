@@ -25,6 +25,22 @@ const common = {
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
 };
 
+/** The e2e files that run on both stores (the e2e-postgres-store project). */
+const POSTGRES_STORE_FILES = [
+  'subscribers',
+  'campaign-send',
+  'campaign-worker-crash',
+  'campaign-throttle',
+  'transactional',
+  'rate-limits',
+  'rate-limits-people',
+  'tracking-repeats',
+  'provider-webhooks',
+  'bulk-data',
+  'webhooks',
+  'embedded-workers',
+];
+
 /**
  * Three tiers, each runnable alone (`npm run test:unit|test:medium|test:e2e`); plain `jest`
  * runs all three.
@@ -55,6 +71,16 @@ module.exports = {
       // Every response of a TestApi is checked against the served OpenAPI document.
       setupFilesAfterEnv: ['<rootDir>/test/support/contract/fail-on-violations.ts'],
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/browser/**/*.e2e-spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e-postgres-store',
+      // The files whose guarantees depend on the shared store (queues, rate limits, locks,
+      // marks, token buckets), again with REDIS_URL unset: everything in PostgreSQL, as on a
+      // bare machine (test/support/test-env.ts reads TEST_STORE).
+      setupFiles: ['<rootDir>/test/support/postgres-store-setup.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/contract/fail-on-violations.ts'],
+      testMatch: POSTGRES_STORE_FILES.map((file) => `<rootDir>/test/e2e/${file}.e2e-spec.ts`),
     },
   ],
   // Jest's default is one worker on two cores. Most of a test file's time is waiting on

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { EmbeddedWorkers } from './embedded-workers';
 import { createHttpApp } from './http-app';
 import { loadConfig } from './platform/config/config';
+import { useEmbeddedDatabase } from './platform/database/embedded/use-embedded-database';
 import { closeOnSignals } from './platform/lifecycle';
 import { HeraldMetrics } from './platform/metrics/herald-metrics';
 import { SubmissionSmtpServer } from './submission/submission-smtp.server';
@@ -13,6 +14,7 @@ import { SubmissionSmtpServer } from './submission/submission-smtp.server';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  useEmbeddedDatabase(config);
   const app = await createHttpApp(config, { workers: false });
   const workers = process.argv.includes('--api-only')
     ? undefined

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { ReadinessProbe } from './health/readiness';
 import { WorkerProbes } from './health/worker-probes';
 import { HeraldConfig, loadConfig } from './platform/config/config';
+import { useEmbeddedDatabase } from './platform/database/embedded/use-embedded-database';
 import { HeraldMetrics } from './platform/metrics/herald-metrics';
 import { closeOnSignals } from './platform/lifecycle';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
@@ -26,6 +27,7 @@ class SubmissionRootModule {
 async function main(): Promise<void> {
   const config = loadConfig();
   if (!config.submission) throw new Error('SUBMISSION_SMTP_PORT must be set for start:smtp');
+  useEmbeddedDatabase(config);
   const app = await NestFactory.createApplicationContext(SubmissionRootModule.forRoot(config), {
     logger: new PinoNestLogger(createLogger(config.logLevel)),
   });

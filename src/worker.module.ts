@@ -6,7 +6,7 @@ import { ExportWorkersModule } from './exports/exports.module';
 import { ImportWorkersModule } from './imports/imports.module';
 import { InboundMailModule } from './inbound/inbound-mail.module';
 import { ReadinessModule } from './health/readiness';
-import { HeraldConfig } from './platform/config/config';
+import { HeraldConfig, loadConfig } from './platform/config/config';
 import { ConfigModule } from './platform/config/config.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { DatabaseModule } from './platform/database/database.module';
@@ -16,7 +16,7 @@ import { MailModule } from './platform/mail/mail-transport';
 import { MetricsModule } from './platform/metrics/herald-metrics';
 import { PaginationModule } from './platform/pagination/pagination.module';
 import { QueueModule } from './platform/queue/queue.module';
-import { RedisModule } from './platform/redis/redis.module';
+import { StoreModule } from './platform/store/store.module';
 import { TransactionalWorkerModule } from './transactional/transactional.module';
 import { WebhookWorkersModule } from './webhooks/webhooks.module';
 
@@ -24,14 +24,16 @@ import { WebhookWorkersModule } from './webhooks/webhooks.module';
  * What every process needs: config, PostgreSQL, Redis, queues, mail, hashing, audit, and what
  * its operator watches it by (metrics, readiness, the shutdown state).
  */
-export function coreModules(config?: HeraldConfig): NonNullable<ModuleMetadata['imports']> {
+export function coreModules(
+  config: HeraldConfig = loadConfig(),
+): NonNullable<ModuleMetadata['imports']> {
   return [
     ConfigModule.forRoot(config),
     LifecycleModule,
     DatabaseModule,
     MetricsModule,
     ReadinessModule,
-    RedisModule,
+    StoreModule.forRoot(config),
     QueueModule,
     MailModule,
     CryptoModule,

@@ -4,6 +4,7 @@ import { ReadinessProbe } from './health/readiness';
 import { WorkerProbes } from './health/worker-probes';
 import { WorkerModule } from './worker.module';
 import { loadConfig } from './platform/config/config';
+import { useEmbeddedDatabase } from './platform/database/embedded/use-embedded-database';
 import { closeOnSignals } from './platform/lifecycle';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
 import { answerMetricsRequests } from './platform/metrics/metrics-ipc';
@@ -16,6 +17,7 @@ import { HeraldMetrics } from './platform/metrics/herald-metrics';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  useEmbeddedDatabase(config);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new PinoNestLogger(createLogger(config.logLevel)),
   });

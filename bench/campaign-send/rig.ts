@@ -210,7 +210,8 @@ export async function startApi(bench: BenchHarness): Promise<{ server: Started; 
 /** The queues a worker process takes campaign and transactional jobs from. */
 const WORKER_QUEUES = [QUEUES.campaignFanout, QUEUES.campaignDelivery, QUEUES.transactional];
 
-const queueWorkers = (prefix: string) => queueWorkerCounts(prefix, WORKER_QUEUES);
+const queueWorkers = (env: NodeJS.ProcessEnv) =>
+  queueWorkerCounts(env.QUEUE_PREFIX!, WORKER_QUEUES, env.DATABASE_URL!);
 
 /**
  * `count` new worker processes sending to `smtpUrl`, each ready: Nest has built it and BullMQ
@@ -221,7 +222,7 @@ export async function startWorkers(
   count: number,
   smtpUrl: string,
 ): Promise<Started[]> {
-  const before = await queueWorkers(bench.env.QUEUE_PREFIX);
+  const before = await queueWorkers(bench.env);
   const command = workerCommand();
   const workers: Started[] = [];
   for (let i = 0; i < count; i++) {
@@ -235,7 +236,7 @@ export async function startWorkers(
     if (dead || Date.now() > deadline) {
       throw new Error(`worker did not start:\n${(dead ?? workers[0]).output.join('')}`);
     }
-    const now = await queueWorkers(bench.env.QUEUE_PREFIX);
+    const now = await queueWorkers(bench.env);
     if (now.every((n, i) => n - before[i] >= count)) return workers;
   }
 }

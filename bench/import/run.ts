@@ -117,14 +117,14 @@ async function main(): Promise<void> {
   }
   const { env: workerEnv, args: workerArgs } = workerCommand();
   const importQueue = [QUEUES.subscriberImport];
-  const [before] = await queueWorkerCounts(env.QUEUE_PREFIX, importQueue);
+  const [before] = await queueWorkerCounts(env.QUEUE_PREFIX, importQueue, env.DATABASE_URL);
   const worker = bench.start([...workerArgs, 'dist/worker.js'], {
     ...workerEnv,
     LOG_LEVEL: 'info',
   });
   // Ready once BullMQ lists its worker on the import queue.
   for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
-    const [now] = await queueWorkerCounts(env.QUEUE_PREFIX, importQueue);
+    const [now] = await queueWorkerCounts(env.QUEUE_PREFIX, importQueue, env.DATABASE_URL);
     if (now > before) break;
     if (worker.child.exitCode !== null || Date.now() > deadline) {
       throw new Error(`worker did not start:\n${worker.output.join('')}`);

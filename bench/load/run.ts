@@ -120,7 +120,11 @@ async function startHerald(
 ): Promise<{ base: string; processes: Started[]; groups: Record<string, () => number[]> }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const before = await queueWorkerCounts(bench.env.QUEUE_PREFIX, WORKER_QUEUES);
+  const before = await queueWorkerCounts(
+    bench.env.QUEUE_PREFIX,
+    WORKER_QUEUES,
+    bench.env.DATABASE_URL,
+  );
   const server = { PORT: String(port), SMTP_URL: smtpUrl };
   let processes: Started[];
   let groups: Record<string, () => number[]>;
@@ -163,7 +167,11 @@ async function startHerald(
       (response) => response.ok,
       () => false,
     );
-    const workers = await queueWorkerCounts(bench.env.QUEUE_PREFIX, WORKER_QUEUES);
+    const workers = await queueWorkerCounts(
+      bench.env.QUEUE_PREFIX,
+      WORKER_QUEUES,
+      bench.env.DATABASE_URL,
+    );
     if (healthy && workers.every((n, i) => n > before[i])) return { base, processes, groups };
   }
 }

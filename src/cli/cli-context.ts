@@ -6,6 +6,7 @@ import { loadConfig } from '../platform/config/config';
 import { ConfigModule } from '../platform/config/config.module';
 import { CryptoModule } from '../platform/crypto/crypto.module';
 import { DatabaseModule } from '../platform/database/database.module';
+import { useEmbeddedDatabase } from '../platform/database/embedded/use-embedded-database';
 
 /** The root of the CLI's Nest context; its imports are chosen per command. */
 @Module({})
@@ -22,15 +23,11 @@ export async function runInContext<T>(
   domains: Type[],
   work: (app: INestApplicationContext) => Promise<T>,
 ): Promise<T> {
+  const config = loadConfig();
+  useEmbeddedDatabase(config, { quiet: true });
   const root: DynamicModule = {
     module: CliModule,
-    imports: [
-      ConfigModule.forRoot(loadConfig()),
-      DatabaseModule,
-      CryptoModule,
-      AuditModule,
-      ...domains,
-    ],
+    imports: [ConfigModule.forRoot(config), DatabaseModule, CryptoModule, AuditModule, ...domains],
   };
   const app = await NestFactory.createApplicationContext(root, { logger: false });
   try {

@@ -1,7 +1,7 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import { PgPool } from '../platform/database/pg-pool';
 import { ShutdownState } from '../platform/lifecycle';
-import { RedisService } from '../platform/redis/redis.module';
+import { SharedStore } from '../platform/store/shared-store';
 
 /** How long each store has to answer a probe before it counts as away. */
 export const CHECK_TIMEOUT_MS = 2000;
@@ -23,14 +23,14 @@ export interface Readiness {
 export class ReadinessProbe {
   constructor(
     private readonly pool: PgPool,
-    private readonly redis: RedisService,
+    private readonly store: SharedStore,
     private readonly shutdown: ShutdownState,
   ) {}
 
   async stores(): Promise<{ database: boolean; redis: boolean }> {
     const [database, redis] = await Promise.all([
       answers(this.pool.query('SELECT 1')),
-      answers(this.redis.ping()),
+      answers(this.store.ping()),
     ]);
     return { database, redis };
   }

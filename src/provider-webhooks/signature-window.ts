@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { RedisService } from '../platform/redis/redis.module';
+import { SharedStore } from '../platform/store/shared-store';
 import { UnverifiedNotification } from './provider-event';
 
 /**
@@ -31,14 +31,14 @@ export function withinWindow(provider: string, timestamp: string, now = Date.now
  */
 @Injectable()
 export class MailgunTokens {
-  constructor(private readonly redis: RedisService) {}
+  constructor(private readonly store: SharedStore) {}
 
   /** Records the token; throws UnverifiedNotification when it was seen before. */
   async firstUse(token: string, timestampSeconds: number, now = Date.now()): Promise<void> {
     const ttlMs = Math.max(1_000, (timestampSeconds + SIGNATURE_WINDOW_SECONDS) * 1000 - now);
     // Hashed: the key's length does not depend on what the body holds.
     const key = `mailgun-token:${createHash('sha256').update(token).digest('base64url')}`;
-    const stored = await this.redis.set(key, '1', 'PX', ttlMs, 'NX');
-    if (stored !== 'OK') throw new UnverifiedNotification('Mailgun token seen before');
+    if (!(await this.store.markIfAbsent(key, ttlMs)))
+      throw new UnverifiedNotification('Mailgun token seen before');
   }
 }

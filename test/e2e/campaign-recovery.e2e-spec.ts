@@ -177,7 +177,7 @@ describe('campaign send recovery', () => {
     await fanout.snapshotBatch(tenant.accountId, id, Prisma.sql`TRUE`, 1000, 10);
     // Redis forgot every job of this env (e.g. restarted without persistence).
     const { Redis } = await import('ioredis');
-    const redis = new Redis(env.config.redisUrl);
+    const redis = new Redis(env.redisServer);
     const keys = await redis.keys(`${hashTaggedPrefix(env.config.queuePrefix)}:campaign-*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();

@@ -55,7 +55,7 @@ describe('erasure leaves no trace in Redis or logs after a failed send', () => {
 
   /** Every value under this test's Redis prefix, as text. */
   async function redisContents(): Promise<string[]> {
-    const redis = new Redis(env.config.redisUrl);
+    const redis = new Redis(env.redisServer);
     try {
       const keys: string[] = [];
       let cursor = '0';

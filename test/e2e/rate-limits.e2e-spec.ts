@@ -1,8 +1,7 @@
-import { Redis } from 'ioredis';
 import request, { Response } from 'supertest';
+import { liveCounters } from '../support/store-counters';
 import { TestApi, TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
-import { commandKeyPrefix } from '../../src/platform/redis/redis-clients';
 
 const WINDOW_SECONDS = 2;
 const LIMIT = 6;
@@ -59,21 +58,14 @@ describe('rate limits', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
 
-    // The counters live under this installation's QUEUE_PREFIX, like every Herald key.
-    const redis = new Redis(env.config.redisUrl);
-    try {
-      const keys = await redis.keys(`${commandKeyPrefix(env.config.queuePrefix)}rl:general:*`);
-      expect(keys.length).toBeGreaterThan(0);
-      // The window is over when this key's counter expires (Redis drops it at the window's
-      // end): wait for exactly that, not for a guess at the clock.
-      const counter = `${commandKeyPrefix(env.config.queuePrefix)}rl:general:${keyId}`;
-      expect(keys).toContain(counter);
-      await waitFor(async () => (await redis.exists(counter)) === 0, {
-        timeoutMs: (WINDOW_SECONDS + 2) * 1000,
-      });
-    } finally {
-      redis.disconnect();
-    }
+    // The counters live in the shared store (under QUEUE_PREFIX on Redis, like every key).
+    const counter = `rl:general:${keyId}`;
+    expect(await liveCounters(env, 'rl:general:')).toContain(counter);
+    // The window is over when this key's counter expires (the store drops it at the window's
+    // end): wait for exactly that, not for a guess at the clock.
+    await waitFor(async () => !(await liveCounters(env, counter)).includes(counter), {
+      timeoutMs: (WINDOW_SECONDS + 2) * 1000,
+    });
 
     const recovered = await request(first.server).get('/v1/subscribers').set('Authorization', auth);
     expect(recovered.status).toBe(200);

@@ -1,7 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../../src/platform/crypto/ids';
 import { parseAccountId } from '../../src/platform/database/account-id';
-import { openSharedRedis, readyOrLater, RedisService } from '../../src/platform/redis/redis.module';
+import { PgPool } from '../../src/platform/database/pg-pool';
+import { openSharedRedis, readyOrLater } from '../../src/platform/redis/redis.module';
+import { PostgresStore } from '../../src/platform/store/postgres-store';
+import { RedisStore } from '../../src/platform/store/redis-store';
+import { SharedStore } from '../../src/platform/store/shared-store';
 import {
   SEND_BURST,
   SendRateLimiter,
@@ -9,23 +13,55 @@ import {
 } from '../../src/campaigns/delivery/send-rate-limiter';
 import { TestEnv } from '../support/test-env';
 
+/** A store on a connection of its own, as each worker process has, and how to close it. */
+interface OwnStore {
+  store: SharedStore;
+  close(): Promise<void>;
+}
+
+const STORES: [string, (env: TestEnv) => Promise<OwnStore>][] = [
+  [
+    'Redis',
+    async (env) => {
+      const redis = openSharedRedis({
+        ...env.config,
+        redis: { kind: 'single', url: env.redisServer },
+      });
+      await readyOrLater(redis);
+      return {
+        store: new RedisStore(redis),
+        close: async () => {
+          await redis.quit();
+        },
+      };
+    },
+  ],
+  [
+    'PostgreSQL',
+    (env) => {
+      const pool = new PgPool(env.config);
+      return Promise.resolve({ store: new PostgresStore(pool), close: () => pool.end() });
+    },
+  ],
+];
+
 /**
- * The send throttle's token buckets on a real Redis, taken from by two limiters on two
- * connections of their own, as two worker processes would: together they keep the pace.
+ * The send throttle's token buckets on each real store, taken from by two limiters on two
+ * connections of their own, as two worker processes would: together they keep the pace, the
+ * same on Redis as on PostgreSQL.
  */
-describe('SendRateLimiter', () => {
+describe.each(STORES)('SendRateLimiter on %s', (_name, open) => {
   let env: TestEnv;
-  let connections: RedisService[];
+  let stores: OwnStore[];
   let limiters: SendRateLimiter[];
 
   beforeAll(async () => {
     env = await TestEnv.create();
-    connections = [openSharedRedis(env.config), openSharedRedis(env.config)];
-    await Promise.all(connections.map((redis) => readyOrLater(redis)));
-    limiters = connections.map((redis) => new SendRateLimiter(redis));
+    stores = [await open(env), await open(env)];
+    limiters = stores.map(({ store }) => new SendRateLimiter(store));
   });
   afterAll(async () => {
-    for (const redis of connections ?? []) await redis.quit();
+    for (const own of stores ?? []) await own.close();
     await env?.dispose();
   });
 

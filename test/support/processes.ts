@@ -17,7 +17,7 @@ export function processEnv(env: TestEnv, extra: Record<string, string> = {}): No
     DATABASE_DIRECT_URL: env.config.database.directUrl,
     DATABASE_POOLER: env.config.database.pooler,
     REDIS_URL: env.config.redisUrl,
-    ...(env.config.redis.kind === 'cluster'
+    ...(env.config.redis?.kind === 'cluster'
       ? {
           REDIS_CLUSTER_NODES: env.config.redis.nodes
             .map(({ host, port }) => `${host}:${port}`)

@@ -16,6 +16,13 @@ import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
 const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /**
+ * TEST_STORE=postgresql (the e2e-postgres-store project sets it): the Herald under test runs
+ * with REDIS_URL unset, its queues, rate limits and locks in PostgreSQL, as an installation on
+ * a bare machine does. Otherwise it uses the shared Redis. Either way the harness names both
+ * servers explicitly, whatever Herald's defaults are.
+ */
+export const POSTGRES_STORE = process.env.TEST_STORE === 'postgresql';
+/**
  * A PgBouncer in transaction mode forwarding every database to the shared server
  * (`npm run test:pgbouncer` starts one): the app's pool then goes through it, as
  * DATABASE_POOLER=pgbouncer, while migrations and the tests' own SQL go straight.
@@ -43,8 +50,8 @@ export class TestEnv {
     readonly config: HeraldConfig,
     readonly databaseName: string,
     private readonly databaseServer: string,
-    /** Where this env's keys live: not config.redisUrl, which a test may point at nothing. */
-    private readonly redisServer: string,
+    /** Where this env's Redis keys live: not config.redisUrl, which may point at nothing. */
+    readonly redisServer: string,
   ) {}
 
   static async create(
@@ -69,7 +76,8 @@ export class TestEnv {
         : { DATABASE_URL: direct };
     const config = loadConfig({
       ...pooled,
-      REDIS_URL: redisUrl,
+      // A test that brings a Redis of its own (a fault test) is about Redis.
+      REDIS_URL: POSTGRES_STORE && redisUrl === REDIS_URL ? undefined : redisUrl,
       ...(redisClusterNodes ? { REDIS_CLUSTER_NODES: redisClusterNodes } : {}),
       QUEUE_PREFIX: `herald-test-${suffix}`,
       HERALD_SECRET: `test-secret-${suffix}-${randomBytes(16).toString('hex')}`,
@@ -95,8 +103,9 @@ export class TestEnv {
     } finally {
       await admin.end();
     }
-    // A Sentinel group's or a Cluster's keys go with the servers a fault test throws away.
-    if (this.config.redis.kind !== 'single') return;
+    // No Redis in use, or a Sentinel group's or a Cluster's keys, which go with the servers a
+    // fault test throws away.
+    if (this.config.redis?.kind !== 'single') return;
     const redis = new Redis(this.redisServer);
     try {
       let cursor = '0';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PeriodicService } from '../../platform/timing/periodic-task';
-import { RedisService } from '../../platform/redis/redis.module';
+import { SharedStore } from '../../platform/store/shared-store';
 import {
   WATCHDOG_BATCH,
   WATCHDOG_IDLE_SECONDS,
@@ -29,7 +29,7 @@ export class CampaignWatchdog extends PeriodicService {
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly queue: CampaignSendQueue,
-    private readonly redis: RedisService,
+    private readonly store: SharedStore,
   ) {
     super('watchdog tick', WATCHDOG_TICK_MS);
   }
@@ -56,10 +56,7 @@ export class CampaignWatchdog extends PeriodicService {
 
   /** Sets the marker; true when it was missing. Unreachable Redis: nothing to do yet. */
   private async redisLostItsJobs(): Promise<boolean> {
-    const set = await this.redis
-      .set(JOBS_KEPT_MARKER, new Date().toISOString(), 'NX')
-      .catch(() => null);
-    return set === 'OK';
+    return this.store.markIfAbsent(JOBS_KEPT_MARKER).catch(() => false);
   }
 
   private async revive(

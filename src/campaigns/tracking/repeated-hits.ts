@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { RedisService } from '../../platform/redis/redis.module';
+import { SharedStore } from '../../platform/store/shared-store';
 import { REPEAT_HIT_WINDOW_SECONDS } from '../core/campaigns.settings';
 import type { ActivityKind } from '../ledger/campaign-ledger.sql';
 
@@ -26,19 +26,12 @@ export interface HitSubject {
 export class RepeatedHits {
   private readonly logger = new Logger(RepeatedHits.name);
 
-  constructor(private readonly redis: RedisService) {}
+  constructor(private readonly store: SharedStore) {}
 
   /** True for the first hit in the window; the key is then held until the window ends. */
   async first(kind: ActivityKind, subject: HitSubject): Promise<boolean> {
     try {
-      const stored = await this.redis.set(
-        keyOf(kind, subject),
-        '1',
-        'EX',
-        REPEAT_HIT_WINDOW_SECONDS,
-        'NX',
-      );
-      return stored === 'OK';
+      return await this.store.markIfAbsent(keyOf(kind, subject), REPEAT_HIT_WINDOW_SECONDS * 1000);
     } catch (error) {
       this.logger.warn(`repeat check unavailable, counting the ${kind}: ${String(error)}`);
       return true;
@@ -47,7 +40,7 @@ export class RepeatedHits {
 
   /** Forgets a first hit whose recording failed, so the next one counts in its place. */
   async forget(kind: ActivityKind, subject: HitSubject): Promise<void> {
-    await this.redis.del(keyOf(kind, subject)).catch(() => undefined);
+    await this.store.unmark(keyOf(kind, subject)).catch(() => undefined);
   }
 }
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterStoreAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { KeyedHasher, normalizeEmail } from '../../platform/crypto/keyed-hasher';
 import { RateLimitedError } from '../../platform/errors/api-errors';
-import { RedisService } from '../../platform/redis/redis.module';
+import { SharedStore } from '../../platform/store/shared-store';
 
 /** Failed sign-ins allowed per email and IP address in a window, and per IP address alone. */
 export const FAILURES_PER_EMAIL_AND_IP = 5;
@@ -20,28 +20,27 @@ export const LINK_USES_PER_IP = 20;
 const WINDOW_SECONDS = 15 * 60;
 
 /**
- * Slows password guessing, counted in Redis so every API process shares the count: a few
+ * Slows password guessing, counted in the shared store so every API process shares the count: a few
  * failures per email and address (one person mistyping), many more per address (a guesser
  * spraying emails). A success clears the email+address count. Keys hold a keyed hash of the
  * email, never the email itself.
  */
 @Injectable()
 export class LoginThrottle {
-  private readonly perEmailAndIp: RateLimiterRedis;
-  private readonly perIp: RateLimiterRedis;
-  private readonly signUps: RateLimiterRedis;
-  private readonly resetsPerEmailAndIp: RateLimiterRedis;
-  private readonly resetsPerIp: RateLimiterRedis;
-  private readonly resetsPerEmail: RateLimiterRedis;
-  private readonly linkUses: RateLimiterRedis;
+  private readonly perEmailAndIp: RateLimiterStoreAbstract;
+  private readonly perIp: RateLimiterStoreAbstract;
+  private readonly signUps: RateLimiterStoreAbstract;
+  private readonly resetsPerEmailAndIp: RateLimiterStoreAbstract;
+  private readonly resetsPerIp: RateLimiterStoreAbstract;
+  private readonly resetsPerEmail: RateLimiterStoreAbstract;
+  private readonly linkUses: RateLimiterStoreAbstract;
 
   constructor(
-    redis: RedisService,
+    store: SharedStore,
     private readonly hasher: KeyedHasher,
   ) {
-    // RedisService already prefixes every key with QUEUE_PREFIX.
     const limiter = (keyPrefix: string, points: number) =>
-      new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration: WINDOW_SECONDS });
+      store.counter({ keyPrefix, points, duration: WINDOW_SECONDS });
     this.perEmailAndIp = limiter('dashboard-signin-email-ip', FAILURES_PER_EMAIL_AND_IP);
     this.perIp = limiter('dashboard-signin-ip', FAILURES_PER_IP);
     this.signUps = limiter('dashboard-signup-ip', SIGN_UPS_PER_IP);
@@ -53,7 +52,7 @@ export class LoginThrottle {
 
   /**
    * Counts a sign-in attempt before the password is checked, and refuses it (429) once either
-   * count is spent. Counting first, atomically in Redis, means parallel guesses cannot slip
+   * count is spent. Counting first, atomically in the store, means parallel guesses cannot slip
    * past the limit between a check and a later increment.
    */
   async beginSignIn(email: string, ip: string): Promise<void> {
@@ -94,7 +93,7 @@ export class LoginThrottle {
 }
 
 /** The library rejects with a RateLimiterRes when the points are spent, with an Error on failure. */
-async function consume(limiter: RateLimiterRedis, key: string): Promise<void> {
+async function consume(limiter: RateLimiterStoreAbstract, key: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (rejection) {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { loadConfig } from './config';
 import { ConfigError } from './config-error';
 
@@ -6,9 +7,13 @@ const base = { HERALD_SECRET: 'x'.repeat(40) };
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     const config = loadConfig(base);
+    const socket = encodeURIComponent(resolve('var/postgres/run'));
     expect(config).toMatchObject({
-      databaseUrl: 'postgresql://postgres@127.0.0.1:5432/herald',
-      redisUrl: 'redis://127.0.0.1:6379',
+      // The embedded PostgreSQL, on its Unix socket; no Redis.
+      databaseUrl: `postgresql://postgres@localhost/herald?host=${socket}`,
+      embeddedDatabase: { dir: resolve('var/postgres'), runAsUser: 'postgres' },
+      redisUrl: undefined,
+      redis: undefined,
       port: 3000,
       smtpUrl: undefined,
       publicUrl: 'http://localhost:3000',
@@ -18,7 +23,9 @@ describe('loadConfig', () => {
   });
 
   it('goes straight to PostgreSQL unless a pooler is named, with named statements only then', () => {
-    expect(loadConfig(base).database).toEqual({
+    const own = { ...base, DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/herald' };
+    expect(loadConfig(own).embeddedDatabase).toBeUndefined();
+    expect(loadConfig(own).database).toEqual({
       directUrl: 'postgresql://postgres@127.0.0.1:5432/herald',
       pooler: 'none',
       namedStatements: true,

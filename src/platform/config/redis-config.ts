@@ -30,11 +30,11 @@ export type RedisTarget =
       })
   | ({ kind: 'cluster'; nodes: RedisAddress[] } & RedisAuth);
 
-const DEFAULT_URL = 'redis://127.0.0.1:6379';
 const SENTINEL_URL =
   /^(rediss?)\+sentinel:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#]+)\/([^/?#]+)\/?(?:\?([^#]*))?$/;
 
-export function parseRedis(env: Env): RedisTarget {
+/** Neither REDIS_URL nor REDIS_CLUSTER_NODES: no Redis (the shared store is PostgreSQL). */
+export function parseRedis(env: Env): RedisTarget | undefined {
   const url = env.REDIS_URL?.trim() || undefined;
   const clusterNodes = env.REDIS_CLUSTER_NODES?.trim() || undefined;
   if (clusterNodes !== undefined) {
@@ -50,8 +50,9 @@ export function parseRedis(env: Env): RedisTarget {
     };
   }
   if (url !== undefined && /^rediss?\+sentinel:/.test(url)) return parseSentinelUrl(url);
-  parseServerUrl(url ?? DEFAULT_URL);
-  return { kind: 'single', url: url ?? DEFAULT_URL };
+  if (url === undefined) return undefined;
+  parseServerUrl(url);
+  return { kind: 'single', url };
 }
 
 function parseServerUrl(value: string): URL {

@@ -1,4 +1,5 @@
 import { loadConfig } from '../config/config';
+import { useEmbeddedDatabase } from './embedded/use-embedded-database';
 import { migrate } from './migrator';
 
 /**
@@ -7,7 +8,9 @@ import { migrate } from './migrator';
  * runs each migration in its own transaction, neither of which a transaction pooler keeps.
  */
 async function main(): Promise<void> {
-  const databaseUrl = loadConfig().database.directUrl;
+  const config = loadConfig();
+  useEmbeddedDatabase(config);
+  const databaseUrl = config.database.directUrl;
   const applied = await migrate(databaseUrl);
   const where = new URL(databaseUrl);
   where.password = '';

@@ -1,5 +1,5 @@
 import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import { Queue, QueueOptions } from 'bullmq';
 import {
   AggregatorRegistry,
   collectDefaultMetrics,
@@ -15,6 +15,7 @@ import { CONFIG } from '../config/config.module';
 import { PgPool } from '../database/pg-pool';
 import { QUEUES } from '../queue/queue.module';
 import { createRedisClient, hashTaggedPrefix, RedisClient } from '../redis/redis-clients';
+import { queueConnection } from '../store/queue-backend';
 
 /** Which sender a message came from: the label of the message counters. */
 export type MessageSource = 'campaign' | 'transactional';
@@ -159,32 +160,36 @@ export class HeraldMetrics implements OnModuleDestroy {
     this.queueConnection?.disconnect();
   }
 
+  /** Redis: a connection of the scrape's own; PostgreSQL: the process's queue connection. */
+  private queueOptions(): Pick<QueueOptions, 'connection' | 'prefix'> {
+    if (!this.config.redis) return queueConnection(this.config);
+    // Fails fast while Redis is away: a scrape then goes without depths rather than waiting.
+    this.queueConnection = createRedisClient(this.config.redis, 'producer', { lazyConnect: true });
+    this.queueConnection.on('error', () => undefined);
+    return {
+      connection: this.queueConnection,
+      prefix: hashTaggedPrefix(this.config.queuePrefix),
+    };
+  }
+
   private async queueDepths(): Promise<[string, Record<string, number>][]> {
     if (!this.queues) {
-      // Fails fast while Redis is away: a scrape then goes without depths rather than waiting.
-      this.queueConnection = createRedisClient(this.config.redis, 'producer', {
-        lazyConnect: true,
-      });
-      this.queueConnection.on('error', () => undefined);
-      const connection = this.queueConnection;
+      const options = this.queueOptions();
       this.queues = Object.values(QUEUES).map((name) => {
-        const queue = new Queue(name, {
-          connection,
-          prefix: hashTaggedPrefix(this.config.queuePrefix),
-        });
+        const queue = new Queue(name, options);
         // Redis away is the readiness probe's to report; a scrape just goes without depths.
         queue.on('error', () => undefined);
         return queue;
       });
     }
-    const connection = this.queueConnection!;
+    const connection = this.queueConnection;
     const queues = this.queues;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<[]>(
       (resolve) => (timer = setTimeout(() => resolve([]), QUEUE_COUNT_MS)),
     );
     const counted = (async (): Promise<[string, Record<string, number>][]> => {
-      if (connection.status === 'wait') await connection.connect();
+      if (connection?.status === 'wait') await connection.connect();
       return Promise.all(
         queues.map(
           async (queue) =>

@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
-import { bullConnection, hashTaggedPrefix } from '../redis/redis-clients';
+import { queueConnection } from '../store/queue-backend';
 
 /**
  * Every BullMQ queue Herald uses. A domain module registers the queues it adds jobs to with
@@ -25,21 +25,16 @@ export const QUEUES = {
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 /**
- * BullMQ's root configuration, once per process: the Redis of REDIS_URL or REDIS_CLUSTER_NODES
- * (its clients made by redis-clients.ts, a worker's and a producer's each as BullMQ advises),
- * and QUEUE_PREFIX as the key prefix, so several installations (and parallel test files) can
- * share one Redis. The prefix is one hash tag, `{herald}`: every queue's keys share a Cluster
- * slot, which BullMQ's scripts need.
+ * BullMQ's root configuration, once per process: the Redis of REDIS_URL or REDIS_CLUSTER_NODES,
+ * or PostgreSQL when neither is set (queue-backend.ts), with QUEUE_PREFIX as the key prefix so
+ * several installations (and parallel test files) can share one store.
  */
 @Global()
 @Module({
   imports: [
     BullModule.forRootAsync({
       inject: [CONFIG],
-      useFactory: (config: HeraldConfig) => ({
-        connection: bullConnection(config.redis),
-        prefix: hashTaggedPrefix(config.queuePrefix),
-      }),
+      useFactory: (config: HeraldConfig) => queueConnection(config),
     }),
   ],
   exports: [BullModule],

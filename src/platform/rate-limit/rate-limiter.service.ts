@@ -1,16 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import {
-  BurstyRateLimiter,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { BurstyRateLimiter, RateLimiterRes, RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import { HeraldConfig, RateLimitConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
 import type { AccountId } from '../database/account-id';
 import { RateLimitedError } from '../errors/api-errors';
-import { RedisService } from '../redis/redis.module';
+import { SharedStore } from '../store/shared-store';
 import { AccountRateLimitsRepository } from './account-rate-limits.repository';
 import { AddressLimitClass, LimitClass, limitClassOf } from './limit-class';
 
@@ -35,9 +30,9 @@ export interface RateLimitSubject {
 }
 
 /**
- * Per-API-key rate limits kept in Redis (rate-limiter-flexible), so every API process shares
- * one count. A fixed window of `limit` requests plus a burst reserve approximates a token
- * bucket (the library's BurstyRateLimiter). If Redis fails, each process falls back to an
+ * Per-API-key rate limits kept in the shared store (rate-limiter-flexible on Redis or
+ * PostgreSQL), so every API process shares one count. A fixed window of `limit` requests plus a burst reserve approximates a token
+ * bucket (the library's BurstyRateLimiter). If the store fails, each process falls back to an
  * in-memory count of the same size (the library's insurance limiter) rather than failing
  * requests or letting them through unlimited.
  */
@@ -48,7 +43,7 @@ export class RateLimiter {
 
   constructor(
     @Inject(CONFIG) config: HeraldConfig,
-    private readonly redis: RedisService,
+    private readonly store: SharedStore,
     private readonly accounts: AccountRateLimitsRepository,
   ) {
     this.settings = config.rateLimits;
@@ -127,15 +122,8 @@ export class RateLimiter {
     return new BurstyRateLimiter(window, reserve);
   }
 
-  private counter(keyPrefix: string, points: number, duration: number): RateLimiterRedis {
-    return new RateLimiterRedis({
-      // RedisService prefixes every key with QUEUE_PREFIX, scripts included.
-      storeClient: this.redis,
-      keyPrefix,
-      points,
-      duration,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
-    });
+  private counter(keyPrefix: string, points: number, duration: number): RateLimiterStoreAbstract {
+    return this.store.counter({ keyPrefix, points, duration, insured: true });
   }
 }
 

@@ -52,6 +52,9 @@ class SharedRedisLifecycle implements OnModuleInit, OnModuleDestroy {
 
 /** The shared client of this configuration (tests open their own with it, too). */
 export function openSharedRedis(config: HeraldConfig): RedisService {
+  // StoreModule imports this module only when Redis is configured.
+  if (!config.redis)
+    throw new Error('the shared Redis client needs REDIS_URL or REDIS_CLUSTER_NODES');
   const client = createRedisClient(config.redis, 'commands', {
     keyPrefix: commandKeyPrefix(config.queuePrefix),
   });
