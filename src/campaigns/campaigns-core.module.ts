@@ -17,6 +17,7 @@ import { CampaignSentMessages } from './ledger/campaign-sent-messages';
 import { CampaignsRepository } from './core/campaigns.repository';
 import { CampaignHalts } from './core/campaign-halts';
 import { ReputationGuard } from './core/reputation-guard';
+import { AutomationStepSends } from './core/automation-step-sends';
 
 /**
  * The campaigns data layer, shared by the API (CampaignsModule) and the send workers
@@ -47,8 +48,10 @@ import { ReputationGuard } from './core/reputation-guard';
     CampaignCompletion,
     CampaignHalts,
     ReputationGuard,
+    AutomationStepSends,
   ],
   exports: [
+    AutomationStepSends,
     CampaignHalts,
     ReputationGuard,
     CampaignDeliveryRunsRepository,
