@@ -93,7 +93,7 @@ describe('automations (e2e)', () => {
       const read = await as('get', `/v1/automations/${created.body.id}`);
       expect(read.body).toEqual(created.body);
       const list = await as('get', '/v1/automations?limit=100');
-      expect(list.body.data.map((a: { id: string }) => a.id)).toContain(created.body.id);
+      expect((list.body.data as { id: string }[]).map((a) => a.id)).toContain(created.body.id);
     });
 
     it('answers 422 at the path of each mistake', async () => {
@@ -108,7 +108,7 @@ describe('automations (e2e)', () => {
         ],
       });
       expect(response.status).toBe(422);
-      const fields = response.body.error.details.map((d: { field: string }) => d.field);
+      const fields = (response.body.error.details as { field: string }[]).map((d) => d.field);
       expect(fields).toEqual(
         expect.arrayContaining([
           'trigger.offset_days',
@@ -179,7 +179,10 @@ describe('automations (e2e)', () => {
   it('runs a welcome series for subscribers created after activation only', async () => {
     const before = await subscribe('before@welcome.test');
     const id = await create({
-      trigger: { type: 'subscriber_created', filter: { field: 'tags', op: 'contains', value: 'new' } },
+      trigger: {
+        type: 'subscriber_created',
+        filter: { field: 'tags', op: 'contains', value: 'new' },
+      },
       steps: [
         { id: 'hello', type: 'send', template_id: templateId, subject: 'Welcome {{first_name}}' },
         { id: 'pause', type: 'wait', seconds: 2 },
@@ -195,7 +198,11 @@ describe('automations (e2e)', () => {
     });
     await subscribe('early@welcome.test', { tags: ['new'] }); // still a draft: never enters
     await activate(id);
-    const gb = await subscribe('gb@welcome.test', { tags: ['new'], country_code: 'GB', first_name: 'Ann' });
+    const gb = await subscribe('gb@welcome.test', {
+      tags: ['new'],
+      country_code: 'GB',
+      first_name: 'Ann',
+    });
     const fr = await subscribe('fr@welcome.test', { tags: ['new'], country_code: 'FR' });
     await subscribe('untagged@welcome.test'); // the filter turns them away
 
@@ -215,7 +222,9 @@ describe('automations (e2e)', () => {
     const frRun = await runOf(id, fr);
     expect(frRun.steps.map((s) => s.step_id)).toEqual(['hello', 'pause', 'vip']);
 
-    await waitFor(() => mailTo('gb@welcome.test').length === 2 && mailTo('fr@welcome.test').length === 1);
+    await waitFor(
+      () => mailTo('gb@welcome.test').length === 2 && mailTo('fr@welcome.test').length === 1,
+    );
     const [welcome] = mailTo('gb@welcome.test');
     expect(welcome.headers.subject).toBe('Welcome Ann');
     // Marketing mail: the campaign path's unsubscribe headers and Message-ID.
@@ -224,7 +233,8 @@ describe('automations (e2e)', () => {
 
     const stats = await waitFor(async () => {
       const response = await as('get', `/v1/automations/${id}/stats`);
-      return response.body.steps[0].delivered === 2 ? response.body : undefined;
+      const body = response.body as { steps: { delivered: number }[] };
+      return body.steps[0].delivered === 2 ? body : undefined;
     });
     expect(stats).toMatchObject({ entered: 2, waiting: 0, completed: 2, exited: {} });
     expect(stats.steps).toEqual([
@@ -243,8 +253,14 @@ describe('automations (e2e)', () => {
 
   it('enrols by events, with reentry always one run per event, and replays an Idempotency-Key', async () => {
     const person = await subscribe('buyer@events.test');
-    const id = await create({ trigger: { type: 'event', name: 'order_placed' }, reentry: 'always' });
-    const before = await as('post', '/v1/events').send({ name: 'order_placed', email: 'buyer@events.test' });
+    const id = await create({
+      trigger: { type: 'event', name: 'order_placed' },
+      reentry: 'always',
+    });
+    const before = await as('post', '/v1/events').send({
+      name: 'order_placed',
+      email: 'buyer@events.test',
+    });
     expect(before.status).toBe(202); // before activation: recorded, enrols nobody
     await activate(id);
     const first = await as('post', '/v1/events')
@@ -263,7 +279,9 @@ describe('automations (e2e)', () => {
     expect(replay.status).toBe(202);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(first.body);
-    await as('post', '/v1/events').send({ name: 'order_placed', subscriber_id: person }).expect(202);
+    await as('post', '/v1/events')
+      .send({ name: 'order_placed', subscriber_id: person })
+      .expect(202);
     await as('post', '/v1/events').send({ name: 'other_event', subscriber_id: person }).expect(202);
     await waitFor(async () => (await runsOf(id, '?status=completed')).length === 2);
     expect(await runsOf(id)).toHaveLength(2);
@@ -282,8 +300,15 @@ describe('automations (e2e)', () => {
     await activate(never);
     const run = await as('post', `/v1/automations/${never}/runs`).send({ subscriber_id: person });
     expect(run.status).toBe(201);
-    expect(run.body).toMatchObject({ automation_id: never, subscriber_id: person, status: 'waiting' });
-    await waitFor(async () => (await as('get', `/v1/automation-runs/${run.body.id}`)).body.status === 'completed');
+    expect(run.body).toMatchObject({
+      automation_id: never,
+      subscriber_id: person,
+      status: 'waiting',
+    });
+    await waitFor(
+      async () =>
+        (await as('get', `/v1/automation-runs/${run.body.id}`)).body.status === 'completed',
+    );
     const again = await as('post', `/v1/automations/${never}/runs`).send({ subscriber_id: person });
     expect(again.status).toBe(409);
 
@@ -293,17 +318,21 @@ describe('automations (e2e)', () => {
       steps: [{ id: 'w', type: 'wait', seconds: 3600 }],
     });
     await activate(afterExit);
-    const waiting = await as('post', `/v1/automations/${afterExit}/runs`).send({ subscriber_id: person });
+    const waiting = await as('post', `/v1/automations/${afterExit}/runs`).send({
+      subscriber_id: person,
+    });
     expect(waiting.status).toBe(201);
     expect(
-      (await as('post', `/v1/automations/${afterExit}/runs`).send({ subscriber_id: person })).status,
+      (await as('post', `/v1/automations/${afterExit}/runs`).send({ subscriber_id: person }))
+        .status,
     ).toBe(409); // the first run is still going
     const cancelled = await as('post', `/v1/automation-runs/${waiting.body.id}/cancel`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
     expect((await as('post', `/v1/automation-runs/${waiting.body.id}/cancel`)).status).toBe(409);
     expect(
-      (await as('post', `/v1/automations/${afterExit}/runs`).send({ subscriber_id: person })).status,
+      (await as('post', `/v1/automations/${afterExit}/runs`).send({ subscriber_id: person }))
+        .status,
     ).toBe(201);
   });
 
@@ -331,7 +360,10 @@ describe('automations (e2e)', () => {
     });
     expect(mailTo('paused@flow.test')).toHaveLength(0);
     await activate(id);
-    await waitFor(async () => (await as('get', `/v1/automation-runs/${run.body.id}`)).body.status === 'completed');
+    await waitFor(
+      async () =>
+        (await as('get', `/v1/automation-runs/${run.body.id}`)).body.status === 'completed',
+    );
     await waitFor(() => mailTo('paused@flow.test').length === 1);
   });
 
@@ -346,7 +378,10 @@ describe('automations (e2e)', () => {
     });
     await activate(id);
     const run = await as('post', `/v1/automations/${id}/runs`).send({ subscriber_id: person });
-    await waitFor(async () => (await as('get', `/v1/automation-runs/${run.body.id}`)).body.current_step_id === 'w');
+    await waitFor(
+      async () =>
+        (await as('get', `/v1/automation-runs/${run.body.id}`)).body.current_step_id === 'w',
+    );
     await as('post', `/v1/automations/${id}/pause`).expect(200);
     const edited = await as('patch', `/v1/automations/${id}`).send({
       steps: [{ id: 'hello', type: 'send', template_id: templateId }],
@@ -373,13 +408,15 @@ describe('automations (e2e)', () => {
     });
     const enrol = async (email: string) => {
       const subscriberId = await subscribe(email);
-      const run = await as('post', `/v1/automations/${id}/runs`).send({ subscriber_id: subscriberId });
+      const run = await as('post', `/v1/automations/${id}/runs`).send({
+        subscriber_id: subscriberId,
+      });
       expect(run.status).toBe(201);
       return { subscriberId, runId: run.body.id as string };
     };
     const exitOf = (runId: string) =>
       waitFor(async () => {
-        const run = (await as('get', `/v1/automation-runs/${runId}`)).body;
+        const run = (await as('get', `/v1/automation-runs/${runId}`)).body as { status: string };
         return run.status === 'exited' ? run : undefined;
       });
 
@@ -401,7 +438,9 @@ describe('automations (e2e)', () => {
 
     it('leaves at once when erased, keeping no trace of the person', async () => {
       const { subscriberId, runId } = await enrol('erased@exits.test');
-      await as('post', '/v1/events').send({ name: 'secret', subscriber_id: subscriberId }).expect(202);
+      await as('post', '/v1/events')
+        .send({ name: 'secret', subscriber_id: subscriberId })
+        .expect(202);
       await as('post', '/v1/erasures').send({ email: 'erased@exits.test' }).expect(200);
       const run = (await as('get', `/v1/automation-runs/${runId}`)).body;
       expect(run).toMatchObject({ status: 'exited', exit_reason: 'erased', subscriber_id: null });
@@ -425,8 +464,12 @@ describe('automations (e2e)', () => {
     const later = await subscribe('later@segment.test');
     const id = await create({ trigger: { type: 'segment_entered', segment_id: segment.id } });
     await activate(id);
-    await as('patch', `/v1/subscribers/${later}`).send({ tags: ['gold'] }).expect(200);
-    await waitFor(async () => (await runOf(id, later))?.status === 'completed', { timeoutMs: 30_000 });
+    await as('patch', `/v1/subscribers/${later}`)
+      .send({ tags: ['gold'] })
+      .expect(200);
+    await waitFor(async () => (await runOf(id, later))?.status === 'completed', {
+      timeoutMs: 30_000,
+    });
     expect(await runOf(id, already)).toBeUndefined();
   });
 
@@ -435,7 +478,10 @@ describe('automations (e2e)', () => {
     const tokyo = new Date(Date.now() + 9 * 3600_000 - 60_000);
     const at = tokyo.toISOString().slice(11, 16);
     const birthday = `1990-${tokyo.toISOString().slice(5, 10)}`;
-    const local = await subscribe('tokyo@date.test', { timezone: 'Asia/Tokyo', birthdate: birthday });
+    const local = await subscribe('tokyo@date.test', {
+      timezone: 'Asia/Tokyo',
+      birthdate: birthday,
+    });
     // The same date and time in UTC-10 is hours away.
     const far = await subscribe('honolulu@date.test', {
       timezone: 'Pacific/Honolulu',
@@ -444,9 +490,10 @@ describe('automations (e2e)', () => {
     const id = await create({ trigger: { type: 'date', field: 'birthdate', at } });
     await activate(id);
     // As if activated a while ago: a moment before activation never fires (no backfill).
-    await env.sql(`UPDATE automations SET activated_at = now() - interval '10 minutes' WHERE id = $1`, [
-      id,
-    ]);
+    await env.sql(
+      `UPDATE automations SET activated_at = now() - interval '10 minutes' WHERE id = $1`,
+      [id],
+    );
     await waitFor(async () => (await runOf(id, local))?.status === 'completed', {
       timeoutMs: 30_000,
     });

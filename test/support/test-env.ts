@@ -80,15 +80,11 @@ export class TestEnv {
     return new TestEnv(config, databaseName, databaseServer, redisUrl);
   }
 
-  /** Drops the database and every Redis key under this env's prefix. */
-  async dispose(): Promise<void> {
-    const admin = new Client({ connectionString: `${this.databaseServer}/postgres` });
-    await admin.connect();
-    try {
-      await admin.query(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`);
-    } finally {
-      await admin.end();
-    }
+  /**
+   * Deletes every Redis key under this env's prefix: like a Redis that restarted empty, for
+   * this Herald only (other suites share the server).
+   */
+  async flushRedis(): Promise<void> {
     const redis = new Redis(this.redisServer);
     try {
       let cursor = '0';
@@ -106,6 +102,18 @@ export class TestEnv {
     } finally {
       redis.disconnect();
     }
+  }
+
+  /** Drops the database and every Redis key under this env's prefix. */
+  async dispose(): Promise<void> {
+    const admin = new Client({ connectionString: `${this.databaseServer}/postgres` });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+    await this.flushRedis();
   }
 
   async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {

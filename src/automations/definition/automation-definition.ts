@@ -71,7 +71,11 @@ export function checkTrigger(raw: unknown, errors: ErrorDetail[]): AutomationTri
   if (!isObject(raw)) return fail('trigger', 'invalid', 'trigger must be an object.');
   const type = raw.type;
   if (typeof type !== 'string' || !TRIGGER_TYPES.includes(type)) {
-    return fail('trigger.type', 'invalid', `trigger.type must be one of ${TRIGGER_TYPES.join(', ')}.`);
+    return fail(
+      'trigger.type',
+      'invalid',
+      `trigger.type must be one of ${TRIGGER_TYPES.join(', ')}.`,
+    );
   }
   const before = errors.length;
   if (raw.filter !== undefined) filterErrors(raw.filter, 'trigger.filter', errors);
@@ -140,7 +144,11 @@ export function checkSteps(raw: unknown, errors: ErrorDetail[]): AutomationStep[
   raw.forEach((step: unknown, i) => {
     const id = isObject(step) ? step.id : undefined;
     if (typeof id !== 'string' || id.length === 0 || id.length > MAX_STEP_ID_LENGTH) {
-      fail(`steps[${i}].id`, 'invalid', `Each step has an id of 1 to ${MAX_STEP_ID_LENGTH} characters.`);
+      fail(
+        `steps[${i}].id`,
+        'invalid',
+        `Each step has an id of 1 to ${MAX_STEP_ID_LENGTH} characters.`,
+      );
     } else if (index.has(id)) {
       fail(`steps[${i}].id`, 'duplicate', `Another step already has the id ${id}.`);
     } else {
@@ -179,7 +187,11 @@ export function checkSteps(raw: unknown, errors: ErrorDetail[]): AutomationStep[
           (step.seconds as number) < 1 ||
           (step.seconds as number) > MAX_WAIT_SECONDS
         ) {
-          fail(`${at}.seconds`, 'out_of_range', `seconds is a whole number in 1..${MAX_WAIT_SECONDS}.`);
+          fail(
+            `${at}.seconds`,
+            'out_of_range',
+            `seconds is a whole number in 1..${MAX_WAIT_SECONDS}.`,
+          );
         }
         reference(step.next, `${at}.next`, false);
         break;
@@ -294,6 +306,10 @@ export function templateReferences(steps: AutomationStep[]): { path: string; id:
 export function checkReentry(raw: unknown, errors: ErrorDetail[]): Reentry | undefined {
   if (raw === undefined) return 'never';
   if (typeof raw === 'string' && (REENTRY_VALUES as string[]).includes(raw)) return raw as Reentry;
-  errors.push({ field: 'reentry', code: 'invalid', message: 'reentry is never, after_exit or always.' });
+  errors.push({
+    field: 'reentry',
+    code: 'invalid',
+    message: 'reentry is never, after_exit or always.',
+  });
   return undefined;
 }

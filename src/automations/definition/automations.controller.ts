@@ -7,7 +7,11 @@ import { ListQuery } from '../../platform/pagination/page-request';
 import { AutomationRunPage, AutomationRunResponse } from '../runs/automation-run.presenter';
 import { AutomationRunsService } from '../runs/automation-runs.service';
 import { CreateAutomationDto, EnrolDto, UpdateAutomationDto } from './automation.dto';
-import { AutomationPage, AutomationResponse, AutomationStatsResponse } from './automation.presenter';
+import {
+  AutomationPage,
+  AutomationResponse,
+  AutomationStatsResponse,
+} from './automation.presenter';
 import { AutomationsService } from './automations.service';
 
 /** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */

@@ -134,7 +134,8 @@ export class AutomationsRepository {
   async stepCampaigns(automationId: string, db: Db = this.prisma): Promise<Map<string, string[]>> {
     const rows = await db.automationStepCampaign.findMany({ where: { automationId } });
     const byStep = new Map<string, string[]>();
-    for (const row of rows) byStep.set(row.stepId, [...(byStep.get(row.stepId) ?? []), row.campaignId]);
+    for (const row of rows)
+      byStep.set(row.stepId, [...(byStep.get(row.stepId) ?? []), row.campaignId]);
     return byStep;
   }
 }

@@ -77,7 +77,7 @@ export class AutomationsService {
     const columns = await this.checked(caller.accountId, body);
     const row = await this.automations.create(caller.accountId, newId(), {
       name: body.name,
-      ...(columns as Omit<AutomationColumns, 'name'>),
+      ...(columns),
     });
     await this.audit.recordBy(caller, {
       action: 'automation.created',
@@ -108,7 +108,8 @@ export class AutomationsService {
         { ...columns, ...(body.name !== undefined ? { name: body.name } : {}) },
         tx,
       );
-      if (!updated) throw new ConflictError('An active automation cannot be edited: pause it first.');
+      if (!updated)
+        throw new ConflictError('An active automation cannot be edited: pause it first.');
       const steps = updated.steps as unknown as AutomationStep[];
       const exited = await this.runs.exitRemovedSteps(
         caller.accountId,
@@ -207,7 +208,11 @@ export class AutomationsService {
     const reentry = checkReentry(body.reentry, errors);
     if (trigger?.type === 'segment_entered') {
       if (!(await this.segments.exists(accountId, trigger.segment_id))) {
-        errors.push({ field: 'trigger.segment_id', code: 'not_found', message: 'No such segment.' });
+        errors.push({
+          field: 'trigger.segment_id',
+          code: 'not_found',
+          message: 'No such segment.',
+        });
       }
     }
     for (const [i, step] of (steps ?? []).entries()) {

@@ -207,7 +207,14 @@ export class AutomationEngine extends PeriodicService {
           continue;
         }
         case 'send': {
-          const campaignId = await this.campaignOf(tx, accountId, automation, step, run.entry, campaigns);
+          const campaignId = await this.campaignOf(
+            tx,
+            accountId,
+            automation,
+            step,
+            run.entry,
+            campaigns,
+          );
           if (campaignId === null) {
             note(step, 'failed');
             return end('failed', 'template_missing', stepId);

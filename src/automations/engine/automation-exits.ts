@@ -28,7 +28,8 @@ export class AutomationExits extends PeriodicService {
       const exited = await this.prisma.$transaction(async (tx) => {
         const rows = await this.runs.exitUnmailable(EXITS_BATCH, tx);
         const byAccount = new Map<string, typeof rows>();
-        for (const row of rows) byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row]);
+        for (const row of rows)
+          byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row]);
         for (const [accountId, runs] of byAccount) {
           await this.events.ended(
             tx,

@@ -45,6 +45,8 @@ export class AutomationEnrolment {
 
   /** The trigger's filter over `subscribers s` (everyone without one). */
   filterOf(trigger: AutomationTrigger): Prisma.Sql {
-    return trigger.filter === undefined ? Prisma.sql`TRUE` : this.segments.filterSql(trigger.filter);
+    return trigger.filter === undefined
+      ? Prisma.sql`TRUE`
+      : this.segments.filterSql(trigger.filter);
   }
 }

@@ -68,7 +68,7 @@ export class AutomationRunsService {
           automationId,
           {
             status: status as AutomationRunStatus | undefined,
-            subscriberId: subscriberId as string | undefined,
+            subscriberId: subscriberId,
           },
           request,
         ),
@@ -118,7 +118,7 @@ export class AutomationRunsService {
     );
     if (!run) {
       throw new ConflictError(
-        "The subscriber cannot enter this automation (its filter or reentry rule turns them away).",
+        'The subscriber cannot enter this automation (its filter or reentry rule turns them away).',
       );
     }
     return this.get(caller, run.id);

@@ -43,7 +43,13 @@ export class AutomationCreatedTrigger extends PeriodicService {
     );
     for (;;) {
       const enrolled = await this.prisma.$transaction(async (tx) => {
-        const ids = await this.triggers.createdSince(accountId, automation.id, since, ENROL_BATCH, tx);
+        const ids = await this.triggers.createdSince(
+          accountId,
+          automation.id,
+          since,
+          ENROL_BATCH,
+          tx,
+        );
         await this.enrolment.enrol(
           automation,
           ids.map((subscriberId) => ({ subscriberId, key: 'created' })),

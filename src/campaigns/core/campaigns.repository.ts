@@ -51,7 +51,10 @@ export class CampaignsRepository {
   listPage(accountId: AccountId, page: PageRequest): Promise<Campaign[]> {
     const query = keysetPage(accountId, page);
     // The hidden campaigns behind automation send steps are the automations' to show.
-    return this.prisma.campaign.findMany({ ...query, where: { ...query.where, automationId: null } });
+    return this.prisma.campaign.findMany({
+      ...query,
+      where: { ...query.where, automationId: null },
+    });
   }
 
   findById(accountId: AccountId, id: string): Promise<Campaign | null> {
@@ -314,9 +317,7 @@ export class CampaignsRepository {
    * pass adds its own batch, so its delivery job is a new one, never one that just ended).
    */
   async nextStepBatch(accountId: AccountId, id: string, count: number, tx: Db): Promise<number> {
-    const [row] = await tx.$queryRaw<{ batch: number }[]>(
-      sql.nextStepBatch(accountId, id, count),
-    );
+    const [row] = await tx.$queryRaw<{ batch: number }[]>(sql.nextStepBatch(accountId, id, count));
     if (!row) throw new Error(`step campaign ${id} is missing`);
     return row.batch;
   }
@@ -329,7 +330,6 @@ export class CampaignsRepository {
       data: { status: 'cancelled', cancelledAt: new Date() },
     });
   }
-
 }
 
 /** A campaign the reputation guard paused, and the counts since its last resume. */
@@ -349,5 +349,4 @@ interface CheckpointRow {
   fanout_done_at: Date | null;
   segment_id: string | null;
   created_at: Date;
-
 }

@@ -19,7 +19,8 @@ const GRANTS: Record<Scope, string> = {
   'domains:read': 'Read sender domains and their DNS records',
   'domains:write': 'Add, verify, rotate and delete sender domains',
   'automations:read': 'Read automations, their runs and stats',
-  'automations:write': 'Create, change, activate, pause and delete automations; enrol and cancel runs',
+  'automations:write':
+    'Create, change, activate, pause and delete automations; enrol and cancel runs',
   'events:write': 'Record events that trigger automations',
 };
 
