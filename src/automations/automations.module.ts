@@ -14,6 +14,7 @@ import { AutomationRunEvents } from './runs/automation-run-events';
 import { AutomationRunsController } from './runs/automation-runs.controller';
 import { AutomationRunsRepository } from './runs/automation-runs.repository';
 import { AutomationRunsService } from './runs/automation-runs.service';
+import { SubscriberRunsDashboardController } from './runs/subscriber-runs-dashboard.controller';
 import { AutomationCreatedTrigger } from './triggers/automation-created-trigger';
 import { AutomationDateTrigger } from './triggers/automation-date-trigger';
 import { AutomationEventsController } from './triggers/automation-events.controller';
@@ -58,7 +59,12 @@ export class AutomationsCoreModule {}
 /** /v1/automations, /v1/automation-runs and /v1/events, on both surfaces. */
 @Module({
   imports: [AutomationsCoreModule, TransactionalCoreModule],
-  controllers: [AutomationsController, AutomationRunsController, AutomationEventsController],
+  controllers: [
+    AutomationsController,
+    AutomationRunsController,
+    AutomationEventsController,
+    SubscriberRunsDashboardController,
+  ],
   providers: [AutomationsService, AutomationRunsService, AutomationEventsService],
 })
 export class AutomationsModule {}

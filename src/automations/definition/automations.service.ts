@@ -77,7 +77,7 @@ export class AutomationsService {
     const columns = await this.checked(caller.accountId, body);
     const row = await this.automations.create(caller.accountId, newId(), {
       name: body.name,
-      ...(columns),
+      ...columns,
     });
     await this.audit.recordBy(caller, {
       action: 'automation.created',

@@ -22,6 +22,9 @@ import { AutomationEnrolment } from './automation-enrolment';
 import { AutomationRunResponse, presentRun } from './automation-run.presenter';
 import { AutomationRunsRepository } from './automation-runs.repository';
 
+/** Runs the subscriber page lists. */
+const SUBSCRIBER_RUNS_SHOWN = 20;
+
 const RUN_STATUSES: readonly AutomationRunStatus[] = [
   'waiting',
   'completed',
@@ -80,6 +83,20 @@ export class AutomationRunsService {
     const row = isUuid(id) ? await this.runs.findById(caller.accountId, id) : null;
     if (!row) throw new NotFoundError('automation run');
     return presentRun(row);
+  }
+
+  /** A subscriber's latest runs across automations (the dashboard's subscriber page). */
+  async ofSubscriber(
+    caller: Principal,
+    subscriberId: string,
+  ): Promise<{ data: AutomationRunResponse[] }> {
+    if (!isUuid(subscriberId)) return { data: [] };
+    const rows = await this.runs.bySubscriber(
+      caller.accountId,
+      subscriberId,
+      SUBSCRIBER_RUNS_SHOWN,
+    );
+    return { data: rows.map(presentRun) };
   }
 
   /** A waiting run ends `cancelled`; a run that already ended → 409. */
