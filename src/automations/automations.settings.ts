@@ -7,13 +7,15 @@
 export const ENGINE_TICK_MS = 500;
 
 /**
- * Runs claimed per engine transaction: large enough that 100,000 runs due at once reach the
- * send ledger faster than delivery drains it, small enough to keep the transaction short.
+ * Runs claimed per engine transaction, and so the size of each delivery batch it hands to the
+ * campaign delivery: the campaign send's own batch size (250), so that runs due at once are
+ * delivered by as many jobs in parallel as a campaign of the same size, the first of them
+ * leaving as soon as the first transaction commits.
  */
-export const ENGINE_BATCH = 1000;
+export const ENGINE_BATCH = 250;
 
 /** Batches one pass may take before it lets the timer breathe (the next pass goes on). */
-export const ENGINE_BATCHES_PER_PASS = 20;
+export const ENGINE_BATCHES_PER_PASS = 80;
 
 /** Steps one run may go through in a pass; validation forbids loops without a wait. */
 export const MAX_HOPS_PER_PASS = 100;
