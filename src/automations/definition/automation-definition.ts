@@ -1,5 +1,6 @@
 import { ErrorDetail, ValidationFailedError } from '../../platform/errors/api-errors';
 import { parseSegmentFilter } from '../../segments/segment-filter';
+import { isOneOf } from '../../platform/validation/one-of';
 
 /** The steps an automation can hold, as the engine reads them once validated. */
 export type AutomationStep = SendStep | WaitStep | ConditionStep | ExitStep;
@@ -305,7 +306,7 @@ export function templateReferences(steps: AutomationStep[]): { path: string; id:
 
 export function checkReentry(raw: unknown, errors: ErrorDetail[]): Reentry | undefined {
   if (raw === undefined) return 'never';
-  if (typeof raw === 'string' && (REENTRY_VALUES as string[]).includes(raw)) return raw as Reentry;
+  if (isOneOf(REENTRY_VALUES, raw)) return raw;
   errors.push({
     field: 'reentry',
     code: 'invalid',

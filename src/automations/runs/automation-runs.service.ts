@@ -12,6 +12,7 @@ import {
 } from '../../platform/errors/api-errors';
 import { Page } from '../../platform/pagination/page-request';
 import { Paginator } from '../../platform/pagination/paginator';
+import { isOneOf } from '../../platform/validation/one-of';
 import { SubscribersService } from '../../subscribers/subscribers.service';
 import { newId } from '../../platform/crypto/ids';
 import { AutomationStep } from '../definition/automation-definition';
@@ -54,7 +55,7 @@ export class AutomationRunsService {
   ): Promise<Page<AutomationRunResponse>> {
     await this.automations.find(caller.accountId, automationId);
     const status = query.status;
-    if (status !== undefined && !RUN_STATUSES.includes(status as AutomationRunStatus)) {
+    if (status !== undefined && !isOneOf(RUN_STATUSES, status)) {
       throw new InvalidRequestError(`status must be one of ${RUN_STATUSES.join(', ')}.`);
     }
     const subscriberId = query.subscriber_id;
@@ -70,7 +71,7 @@ export class AutomationRunsService {
           caller.accountId,
           automationId,
           {
-            status: status as AutomationRunStatus | undefined,
+            status: status,
             subscriberId: subscriberId,
           },
           request,
