@@ -25,6 +25,7 @@ import { coreModules, WorkerModule, workerModules } from './worker.module';
 import { ExportsModule } from './exports/exports.module';
 import { ImportsModule } from './imports/imports.module';
 import { AutomationsModule } from './automations/automations.module';
+import { MessagesModule } from './messages/messages.module';
 
 export interface AppOptions {
   /** Run the BullMQ processors in this process too. */
@@ -59,6 +60,7 @@ export class AppModule {
         SenderDomainsModule,
         ImportsModule,
         ExportsModule,
+        MessagesModule,
         ProviderWebhooksModule,
         StatsModule,
         ConversionsModule,

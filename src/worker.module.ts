@@ -12,6 +12,7 @@ import { ConfigModule } from './platform/config/config.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { DatabaseModule } from './platform/database/database.module';
 import { LifecycleModule } from './platform/lifecycle';
+import { MessageWorkersModule } from './messages/messages.module';
 import { MailModule } from './platform/mail/mail-transport';
 import { MetricsModule } from './platform/metrics/herald-metrics';
 import { PaginationModule } from './platform/pagination/pagination.module';
@@ -54,6 +55,7 @@ export function workerModules(): NonNullable<ModuleMetadata['imports']> {
     InboundMailModule,
     WebhookWorkersModule,
     AutomationWorkersModule,
+    MessageWorkersModule,
   ];
 }
 

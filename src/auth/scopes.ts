@@ -26,6 +26,7 @@ export const SCOPES = [
   'automations:read',
   'automations:write',
   'events:write',
+  'messages:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -112,6 +113,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'POST /v1/automations/:id/runs': 'automations:write',
   'POST /v1/automation-runs/:id/cancel': 'automations:write',
   'POST /v1/events': 'events:write',
+  'GET /v1/messages': 'messages:read',
+  'GET /v1/messages/:id': 'messages:read',
 };
 
 export function requiredScope(method: string, routePath: string): Scope | undefined {

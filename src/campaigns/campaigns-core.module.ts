@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MessagesCoreModule } from '../messages/messages-core.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { StatsCoreModule } from '../stats/stats-core.module';
@@ -23,6 +24,7 @@ import { AutomationStepSends } from './core/automation-step-sends';
 const DOMAINS = [
   CampaignQueuesModule,
   ErasureModule,
+  MessagesCoreModule,
   SegmentsModule,
   StatsCoreModule,
   SubscribersModule,

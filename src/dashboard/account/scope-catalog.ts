@@ -22,6 +22,7 @@ const GRANTS: Record<Scope, string> = {
   'automations:write':
     'Create, change, activate, pause and delete automations; enrol and cancel runs',
   'events:write': 'Record events that trigger automations',
+  'messages:read': 'Look up sent messages and their events (the message log)',
 };
 
 export interface ScopeGroup {
