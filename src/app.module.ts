@@ -24,6 +24,7 @@ import { TransactionalModule } from './transactional/transactional.module';
 import { coreModules, WorkerModule, workerModules } from './worker.module';
 import { ExportsModule } from './exports/exports.module';
 import { ImportsModule } from './imports/imports.module';
+import { AutomationsModule } from './automations/automations.module';
 import { MessagesModule } from './messages/messages.module';
 
 export interface AppOptions {
@@ -67,6 +68,7 @@ export class AppModule {
         OptOutModule,
         DashboardModule,
         SubmissionModule,
+        AutomationsModule,
       ],
       providers: [
         // Every route: API key + scope on /v1, session + CSRF on /dashboard/api, else @Public().

@@ -1,5 +1,6 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { AuditModule } from './audit/audit-log';
+import { AutomationWorkersModule } from './automations/automations.module';
 import { CampaignWorkersModule } from './campaigns/campaign-workers.module';
 import { SenderDomainsWorkersModule } from './domains/sender-domains.module';
 import { ExportWorkersModule } from './exports/exports.module';
@@ -55,6 +56,7 @@ export function workerModules(): NonNullable<ModuleMetadata['imports']> {
     ExportWorkersModule,
     InboundMailModule,
     WebhookWorkersModule,
+    AutomationWorkersModule,
     MessageWorkersModule,
   ];
 }

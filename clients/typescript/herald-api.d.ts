@@ -954,6 +954,210 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List automations
+         * @description Requires an API key with the `automations:read` scope.
+         */
+        get: operations["listAutomations"];
+        put?: never;
+        /**
+         * Create an automation (a draft)
+         * @description Requires an API key with the `automations:write` scope.
+         */
+        post: operations["createAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an automation
+         * @description Requires an API key with the `automations:read` scope.
+         */
+        get: operations["getAutomation"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an automation, cancelling its runs
+         * @description Requires an API key with the `automations:write` scope.
+         */
+        delete: operations["deleteAutomation"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a draft or paused automation
+         * @description Runs go on at their step id; a run whose step was removed exits (step_removed). An active automation → 409.
+         *
+         *     Requires an API key with the `automations:write` scope.
+         */
+        patch: operations["updateAutomation"];
+        trace?: never;
+    };
+    "/v1/automations/{id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate a draft or paused automation
+         * @description Only what happens from now on enrols. Steps that fell due while paused run now.
+         *
+         *     Requires an API key with the `automations:write` scope.
+         */
+        post: operations["activateAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an active automation: nothing enrols, runs wait
+         * @description Requires an API key with the `automations:write` scope.
+         */
+        post: operations["pauseAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An automation's runs and each step's figures
+         * @description Requires an API key with the `automations:read` scope.
+         */
+        get: operations["getAutomationStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An automation's runs, newest first
+         * @description Requires an API key with the `automations:read` scope.
+         */
+        get: operations["listAutomationRuns"];
+        put?: never;
+        /**
+         * Enrol one subscriber by hand
+         * @description Any trigger type. The trigger's filter and the reentry rule apply (409 when they turn the subscriber away); a draft → 409.
+         *
+         *     Requires an API key with the `automations:write` scope.
+         */
+        post: operations["enrolInAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automation-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run with its step timeline
+         * @description Requires an API key with the `automations:read` scope.
+         */
+        get: operations["getAutomationRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automation-runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a waiting run
+         * @description Requires an API key with the `automations:write` scope.
+         */
+        post: operations["cancelAutomationRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record an event a subscriber did
+         * @description Enrols the subscriber in every active automation whose trigger is an event of this name. With an Idempotency-Key the same request replays the first answer; another payload, or the first still in progress → 409.
+         *
+         *     Requires an API key with the `events:write` scope.
+         */
+        post: operations["createEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1921,7 +2125,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused")[];
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused" | "automation_run.completed" | "automation_run.exited")[];
             description: string | null;
             /** @description False once disabled (by hand, or after failing for 5 days). */
             enabled: boolean;
@@ -1947,7 +2151,7 @@ export interface components {
              *       "email.bounced"
              *     ]
              */
-            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused")[];
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused" | "automation_run.completed" | "automation_run.exited")[];
             /** @example CRM sync */
             description?: string;
         };
@@ -1955,7 +2159,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused")[];
+            events: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused" | "automation_run.completed" | "automation_run.exited")[];
             description: string | null;
             /** @description False once disabled (by hand, or after failing for 5 days). */
             enabled: boolean;
@@ -1973,7 +2177,7 @@ export interface components {
             /** @description http(s); checked like at creation. */
             url?: string;
             /** @description The events delivered to this endpoint (at least one). */
-            events?: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused")[];
+            events?: ("email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused" | "automation_run.completed" | "automation_run.exited")[];
             description?: string | null;
             /** @description true re-enables an endpoint that was disabled (and forgets why). */
             enabled?: boolean;
@@ -1987,7 +2191,7 @@ export interface components {
              */
             event_id: string;
             /** @enum {string} */
-            type: "email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused";
+            type: "email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "subscriber.created" | "subscriber.updated" | "subscriber.unsubscribed" | "subscriber.erased" | "campaign.sending" | "campaign.sent" | "campaign.paused" | "automation_run.completed" | "automation_run.exited";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -2005,6 +2209,174 @@ export interface components {
         WebhookDeliveryPage: {
             data: components["schemas"]["WebhookDeliveryResponse"][];
             next_cursor: string | null;
+        };
+        AutomationResponse: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "draft" | "active" | "paused";
+            trigger: {
+                [key: string]: unknown;
+            };
+            steps: {
+                [key: string]: unknown;
+            }[];
+            /** @enum {string} */
+            reentry: "never" | "after_exit" | "always";
+            created_at: string;
+            updated_at: string;
+            activated_at: string | null;
+        };
+        AutomationPage: {
+            data: components["schemas"]["AutomationResponse"][];
+            next_cursor: string | null;
+        };
+        CreateAutomationDto: {
+            /** @example Welcome series */
+            name: string;
+            /**
+             * @description `{"type": "subscriber_created"}`, `{"type": "segment_entered", "segment_id"}`, `{"type": "event", "name"}`, `{"type": "date", "field": "birthdate" | "custom_fields.<key>", "offset_days"?: -30..30, "at"?: "HH:MM"}` (yearly, in the subscriber's time zone; 29 February falls on 28 February in other years) or `{"type": "manual"}`; any may add `"filter"` (segment rules).
+             * @example {
+             *       "type": "subscriber_created"
+             *     }
+             */
+            trigger: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description 1-50 steps, each with a unique `id`: `{"type":"send","template_id","subject"?,"from"?,"next"?}`, `{"type":"wait","seconds","next"?}`, `{"type":"condition","if":{"opened"|"clicked": step_id} | {"filter": rules},"then","else"}` (step ids or null) and `{"type":"exit"}`. A run goes to the next step in the array unless the step names another.
+             * @example [
+             *       {
+             *         "id": "welcome",
+             *         "type": "send",
+             *         "template_id": "0190c2d4-…"
+             *       },
+             *       {
+             *         "id": "pause",
+             *         "type": "wait",
+             *         "seconds": 86400
+             *       },
+             *       {
+             *         "id": "tips",
+             *         "type": "send",
+             *         "template_id": "0190c2d5-…"
+             *       }
+             *     ]
+             */
+            steps: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @default never
+             * @enum {string}
+             */
+            reentry: "never" | "after_exit" | "always";
+        };
+        UpdateAutomationDto: {
+            name?: string;
+            /**
+             * @description `{"type": "subscriber_created"}`, `{"type": "segment_entered", "segment_id"}`, `{"type": "event", "name"}`, `{"type": "date", "field": "birthdate" | "custom_fields.<key>", "offset_days"?: -30..30, "at"?: "HH:MM"}` (yearly, in the subscriber's time zone; 29 February falls on 28 February in other years) or `{"type": "manual"}`; any may add `"filter"` (segment rules).
+             * @example {
+             *       "type": "subscriber_created"
+             *     }
+             */
+            trigger?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description 1-50 steps, each with a unique `id`: `{"type":"send","template_id","subject"?,"from"?,"next"?}`, `{"type":"wait","seconds","next"?}`, `{"type":"condition","if":{"opened"|"clicked": step_id} | {"filter": rules},"then","else"}` (step ids or null) and `{"type":"exit"}`. A run goes to the next step in the array unless the step names another.
+             * @example [
+             *       {
+             *         "id": "welcome",
+             *         "type": "send",
+             *         "template_id": "0190c2d4-…"
+             *       },
+             *       {
+             *         "id": "pause",
+             *         "type": "wait",
+             *         "seconds": 86400
+             *       },
+             *       {
+             *         "id": "tips",
+             *         "type": "send",
+             *         "template_id": "0190c2d5-…"
+             *       }
+             *     ]
+             */
+            steps?: {
+                [key: string]: unknown;
+            }[];
+            /** @enum {string} */
+            reentry?: "never" | "after_exit" | "always";
+        };
+        AutomationStepStats: {
+            step_id: string;
+            entered: number;
+            sent: number;
+            delivered: number;
+            opens: number;
+            unique_opens: number;
+            clicks: number;
+            unique_clicks: number;
+        };
+        AutomationStatsResponse: {
+            entered: number;
+            waiting: number;
+            completed: number;
+            /** @description Runs that exited, by exit_reason. */
+            exited: {
+                [key: string]: number;
+            };
+            steps: components["schemas"]["AutomationStepStats"][];
+        };
+        RunStepResponse: {
+            step_id: string;
+            /** @enum {string} */
+            type: "send" | "wait" | "condition" | "exit";
+            /** @enum {string} */
+            status: "done" | "skipped" | "failed";
+            at: string;
+            /** @description The Message-ID of the mail a send step queued. */
+            message_id?: string;
+        };
+        AutomationRunResponse: {
+            id: string;
+            automation_id: string;
+            /** @description Null once the person was erased. */
+            subscriber_id: string | null;
+            /** @enum {string} */
+            status: "waiting" | "completed" | "exited" | "cancelled" | "failed";
+            current_step_id: string | null;
+            next_step_at: string | null;
+            /** @description unsubscribed, bounced, complained, suppressed, erased, step_removed, exit_step or template_missing */
+            exit_reason: string | null;
+            steps: components["schemas"]["RunStepResponse"][];
+            started_at: string;
+            ended_at: string | null;
+        };
+        AutomationRunPage: {
+            data: components["schemas"]["AutomationRunResponse"][];
+            next_cursor: string | null;
+        };
+        EnrolDto: {
+            subscriber_id: string;
+        };
+        CreateEventDto: {
+            /** @example order_placed */
+            name: string;
+            /** @description The subscriber, by email (or subscriber_id). */
+            email?: string;
+            /** @description The subscriber, by id (or email). */
+            subscriber_id?: string;
+            properties?: {
+                [key: string]: unknown;
+            };
+        };
+        EventResponse: {
+            id: string;
+            name: string;
+            subscriber_id: string;
+            occurred_at: string;
         };
         /**
          * @example {
@@ -10757,6 +11129,1938 @@ export interface operations {
             };
             /** @description `conflict`: The request conflicts with the current state of the resource. */
             409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAutomations: {
+        parameters: {
+            query?: {
+                /** @description Items per page, clamped into 1..100 (not refused); non-numeric → 400. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page (opaque, bound to the account). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "string",
+                     *           "name": "string",
+                     *           "status": "draft",
+                     *           "trigger": {},
+                     *           "steps": [
+                     *             {}
+                     *           ],
+                     *           "reentry": "never",
+                     *           "created_at": "string",
+                     *           "updated_at": "string",
+                     *           "activated_at": "string"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationPage"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAutomationDto"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "name": "string",
+                     *       "status": "draft",
+                     *       "trigger": {},
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "reentry": "never",
+                     *       "created_at": "string",
+                     *       "updated_at": "string",
+                     *       "activated_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "name": "string",
+                     *       "status": "draft",
+                     *       "trigger": {},
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "reentry": "never",
+                     *       "created_at": "string",
+                     *       "updated_at": "string",
+                     *       "activated_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAutomationDto"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "name": "string",
+                     *       "status": "draft",
+                     *       "trigger": {},
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "reentry": "never",
+                     *       "created_at": "string",
+                     *       "updated_at": "string",
+                     *       "activated_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    activateAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "name": "string",
+                     *       "status": "draft",
+                     *       "trigger": {},
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "reentry": "never",
+                     *       "created_at": "string",
+                     *       "updated_at": "string",
+                     *       "activated_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "name": "string",
+                     *       "status": "draft",
+                     *       "trigger": {},
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "reentry": "never",
+                     *       "created_at": "string",
+                     *       "updated_at": "string",
+                     *       "activated_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAutomationStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entered": 0,
+                     *       "waiting": 0,
+                     *       "completed": 0,
+                     *       "exited": {},
+                     *       "steps": [
+                     *         {
+                     *           "step_id": "string",
+                     *           "entered": 0,
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "opens": 0,
+                     *           "unique_opens": 0,
+                     *           "clicks": 0,
+                     *           "unique_clicks": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationStatsResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAutomationRuns: {
+        parameters: {
+            query?: {
+                subscriber_id?: string;
+                status?: "waiting" | "completed" | "exited" | "cancelled" | "failed";
+                /** @description Items per page, clamped into 1..100 (not refused); non-numeric → 400. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page (opaque, bound to the account). */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "string",
+                     *           "automation_id": "string",
+                     *           "subscriber_id": "string",
+                     *           "status": "waiting",
+                     *           "current_step_id": "string",
+                     *           "next_step_at": "string",
+                     *           "exit_reason": "string",
+                     *           "steps": [
+                     *             {
+                     *               "step_id": "string",
+                     *               "type": "send",
+                     *               "status": "done",
+                     *               "at": "string",
+                     *               "message_id": "string"
+                     *             }
+                     *           ],
+                     *           "started_at": "string",
+                     *           "ended_at": "string"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationRunPage"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enrolInAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrolDto"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "automation_id": "string",
+                     *       "subscriber_id": "string",
+                     *       "status": "waiting",
+                     *       "current_step_id": "string",
+                     *       "next_step_at": "string",
+                     *       "exit_reason": "string",
+                     *       "steps": [
+                     *         {
+                     *           "step_id": "string",
+                     *           "type": "send",
+                     *           "status": "done",
+                     *           "at": "string",
+                     *           "message_id": "string"
+                     *         }
+                     *       ],
+                     *       "started_at": "string",
+                     *       "ended_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationRunResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAutomationRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "automation_id": "string",
+                     *       "subscriber_id": "string",
+                     *       "status": "waiting",
+                     *       "current_step_id": "string",
+                     *       "next_step_at": "string",
+                     *       "exit_reason": "string",
+                     *       "steps": [
+                     *         {
+                     *           "step_id": "string",
+                     *           "type": "send",
+                     *           "status": "done",
+                     *           "at": "string",
+                     *           "message_id": "string"
+                     *         }
+                     *       ],
+                     *       "started_at": "string",
+                     *       "ended_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationRunResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelAutomationRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "automation_id": "string",
+                     *       "subscriber_id": "string",
+                     *       "status": "waiting",
+                     *       "current_step_id": "string",
+                     *       "next_step_at": "string",
+                     *       "exit_reason": "string",
+                     *       "steps": [
+                     *         {
+                     *           "step_id": "string",
+                     *           "type": "send",
+                     *           "status": "done",
+                     *           "at": "string",
+                     *           "message_id": "string"
+                     *         }
+                     *       ],
+                     *       "started_at": "string",
+                     *       "ended_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationRunResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same payload within 24 hours replays the first response (with `Idempotent-Replayed: true`); with another payload, or while the first is still in progress, the answer is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEventDto"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Present (`true`) when this is the stored answer to an earlier identical request. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "string",
+                     *       "name": "string",
+                     *       "subscriber_id": "string",
+                     *       "occurred_at": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: A field failed validation; `details` names each offending field. */
+            422: {
                 headers: {
                     /** @description Requests allowed in the current window for this key. */
                     "RateLimit-Limit": number;

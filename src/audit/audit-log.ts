@@ -66,7 +66,12 @@ export type AuditAction =
   | 'subscriber.resubscribed'
   | 'account.postal_address_updated'
   | 'subscriber_import.created'
-  | 'subscriber_export.created';
+  | 'subscriber_export.created'
+  | 'automation.created'
+  | 'automation.updated'
+  | 'automation.deleted'
+  | 'automation.activated'
+  | 'automation.paused';
 
 /** Who acted, as a bulk job remembers it: an API key, or a person (the row's user id). */
 export interface AuditActor {

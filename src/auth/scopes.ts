@@ -23,6 +23,9 @@ export const SCOPES = [
   'webhooks:write',
   'domains:read',
   'domains:write',
+  'automations:read',
+  'automations:write',
+  'events:write',
   'messages:read',
 ] as const;
 
@@ -97,6 +100,19 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'POST /v1/domains/:id/verify': 'domains:write',
   'POST /v1/domains/:id/rotate': 'domains:write',
 
+  'GET /v1/automations': 'automations:read',
+  'GET /v1/automations/:id': 'automations:read',
+  'GET /v1/automations/:id/stats': 'automations:read',
+  'GET /v1/automations/:id/runs': 'automations:read',
+  'GET /v1/automation-runs/:id': 'automations:read',
+  'POST /v1/automations': 'automations:write',
+  'PATCH /v1/automations/:id': 'automations:write',
+  'DELETE /v1/automations/:id': 'automations:write',
+  'POST /v1/automations/:id/activate': 'automations:write',
+  'POST /v1/automations/:id/pause': 'automations:write',
+  'POST /v1/automations/:id/runs': 'automations:write',
+  'POST /v1/automation-runs/:id/cancel': 'automations:write',
+  'POST /v1/events': 'events:write',
   'GET /v1/messages': 'messages:read',
   'GET /v1/messages/:id': 'messages:read',
 };

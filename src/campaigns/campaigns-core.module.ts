@@ -18,6 +18,7 @@ import { CampaignSentMessages } from './ledger/campaign-sent-messages';
 import { CampaignsRepository } from './core/campaigns.repository';
 import { CampaignHalts } from './core/campaign-halts';
 import { ReputationGuard } from './core/reputation-guard';
+import { AutomationStepSends } from './core/automation-step-sends';
 
 /** The other domains the data layer uses, passed on to both campaign modules. */
 const DOMAINS = [
@@ -44,6 +45,7 @@ const DATA_LAYER = [
   CampaignCompletion,
   CampaignHalts,
   ReputationGuard,
+  AutomationStepSends,
 ];
 
 /**

@@ -132,6 +132,15 @@ export class SegmentsService {
     return filter === undefined ? undefined : segmentFilterSql(filter);
   }
 
+  /**
+   * Segment rules that are not a stored segment's (an automation's trigger filter or
+   * condition) as one predicate over `subscribers s`; throws ValidationFailedError when
+   * they do not parse.
+   */
+  filterSql(filter: unknown): Prisma.Sql {
+    return segmentFilterSql(parseSegmentFilter(filter));
+  }
+
   private async withCount(accountId: AccountId, row: Segment): Promise<SegmentWithCountResponse> {
     const count = await this.segments.countMatching(accountId, parseSegmentFilter(row.filter));
     return presentSegmentWithCount(row, count);

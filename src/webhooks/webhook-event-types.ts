@@ -15,6 +15,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'campaign.sending',
   'campaign.sent',
   'campaign.paused',
+  'automation_run.completed',
+  'automation_run.exited',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -94,15 +94,11 @@ export class TestEnv {
     return new TestEnv(config, databaseName, databaseServer, redisUrl);
   }
 
-  /** Drops the database and every Redis key under this env's prefix. */
-  async dispose(): Promise<void> {
-    const admin = new Client({ connectionString: `${this.databaseServer}/postgres` });
-    await admin.connect();
-    try {
-      await admin.query(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`);
-    } finally {
-      await admin.end();
-    }
+  /**
+   * Deletes every Redis key under this env's prefix: like a Redis that restarted empty, for
+   * this Herald only (other suites share the server).
+   */
+  async flushRedis(): Promise<void> {
     // No Redis in use, or a Sentinel group's or a Cluster's keys, which go with the servers a
     // fault test throws away.
     if (this.config.redis?.kind !== 'single') return;
@@ -123,6 +119,18 @@ export class TestEnv {
     } finally {
       redis.disconnect();
     }
+  }
+
+  /** Drops the database and every Redis key under this env's prefix. */
+  async dispose(): Promise<void> {
+    const admin = new Client({ connectionString: `${this.databaseServer}/postgres` });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+    await this.flushRedis();
   }
 
   async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {

@@ -4,6 +4,7 @@ import { BrowserRouter, Location, Navigate, Route, Routes, useLocation } from 'r
 import { AppShell } from './layout/AppShell';
 import { ForgotPasswordPage, JoinPage, ResetPasswordPage } from './pages/AccessPages';
 import { AuditPage } from './pages/AuditPage';
+import { AutomationBuilderPage, AutomationsPage } from './pages/AutomationsPages';
 import { SignInPage, SignUpPage } from './pages/AuthPages';
 import { CampaignDetailPage, CampaignsPage, NewCampaignPage } from './pages/CampaignsPages';
 import { DomainDetailPage, DomainsPage } from './pages/DomainsPages';
@@ -55,6 +56,9 @@ function App() {
         <Route path="/campaigns" element={<CampaignsPage />} />
         <Route path="/campaigns/new" element={<NewCampaignPage />} />
         <Route path="/campaigns/:id" element={<CampaignDetailPage />} />
+        <Route path="/automations" element={<AutomationsPage />} />
+        <Route path="/automations/new" element={<AutomationBuilderPage />} />
+        <Route path="/automations/:id" element={<AutomationBuilderPage />} />
         <Route path="/templates" element={<TemplatesPage />} />
         <Route path="/templates/:id" element={<TemplateEditorPage />} />
         <Route path="/segments" element={<SegmentsPage />} />

@@ -49,7 +49,12 @@ export class CampaignsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   listPage(accountId: AccountId, page: PageRequest): Promise<Campaign[]> {
-    return this.prisma.campaign.findMany(keysetPage(accountId, page));
+    const query = keysetPage(accountId, page);
+    // The hidden campaigns behind automation send steps are the automations' to show.
+    return this.prisma.campaign.findMany({
+      ...query,
+      where: { ...query.where, automationId: null },
+    });
   }
 
   findById(accountId: AccountId, id: string): Promise<Campaign | null> {
@@ -275,6 +280,64 @@ export class CampaignsRepository {
   /** A bounce, complaint or unsubscribe reported after the send, inside the report's write. */
   async countFeedback(accountId: AccountId, id: string, kind: FeedbackKind, tx: Db): Promise<void> {
     await tx.$executeRaw(sql.countFeedback(accountId, id, kind));
+  }
+
+  /**
+   * The hidden campaign behind one send step of an automation: sending from the start (its
+   * recipients are added run by run, never by a fan-out, hence a fan-out marked done), and
+   * never completed (completeIfFinished leaves it alone).
+   */
+  createStepCampaign(
+    accountId: AccountId,
+    id: string,
+    columns: CampaignColumns & { automationId: string },
+    tx: Db,
+  ): Promise<Campaign> {
+    const now = new Date();
+    return tx.campaign.create({
+      data: {
+        ...columns,
+        id,
+        accountId,
+        status: 'sending',
+        startedAt: now,
+        fanoutDoneAt: now,
+        progressAt: now,
+      },
+    });
+  }
+
+  /** A paused automation's edited send step: its hidden campaigns send the new content. */
+  async updateStepCampaigns(
+    accountId: AccountId,
+    ids: string[],
+    columns: Pick<CampaignColumns, 'subject' | 'fromAddress' | 'templateId' | 'html' | 'text'>,
+    tx: Db,
+  ): Promise<void> {
+    if (ids.length === 0) return;
+    await tx.campaign.updateMany({
+      where: { accountId, id: { in: ids }, automationId: { not: null } },
+      data: columns,
+    });
+  }
+
+  /**
+   * A new delivery batch number of a step campaign for `count` more recipients (each engine
+   * pass adds its own batch, so its delivery job is a new one, never one that just ended).
+   */
+  async nextStepBatch(accountId: AccountId, id: string, count: number, tx: Db): Promise<number> {
+    const [row] = await tx.$queryRaw<{ batch: number }[]>(sql.nextStepBatch(accountId, id, count));
+    if (!row) throw new Error(`step campaign ${id} is missing`);
+    return row.batch;
+  }
+
+  /** A deleted automation's hidden campaigns stop: cancelled, their unsent rows skipped. */
+  async cancelStepCampaigns(accountId: AccountId, ids: string[], tx: Db): Promise<void> {
+    if (ids.length === 0) return;
+    await tx.campaign.updateMany({
+      where: { accountId, id: { in: ids }, automationId: { not: null } },
+      data: { status: 'cancelled', cancelledAt: new Date() },
+    });
   }
 }
 

@@ -53,7 +53,7 @@ export const completeIfFinished = (accountId: AccountId, id: string) => Prisma.s
   UPDATE campaigns c
      SET status = 'sent', finished_at = now(), updated_at = now(), progress_at = now()
    WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid
-     AND c.status = 'sending' AND c.fanout_done_at IS NOT NULL
+     AND c.status = 'sending' AND c.fanout_done_at IS NOT NULL AND c.automation_id IS NULL
      AND NOT EXISTS (SELECT 1 FROM campaign_recipients r
                       WHERE r.campaign_id = c.id AND r.${Prisma.raw(UNFINISHED)})`;
 
@@ -66,6 +66,10 @@ export const completeIfFinished = (accountId: AccountId, id: string) => Prisma.s
 export const stalledCampaigns = (idleSeconds: number, limit: number) => Prisma.sql`
   SELECT c.account_id::text, c.id::text FROM campaigns c
    WHERE c.status = 'sending'
+     -- An automation step's campaign is idle between runs: stalled only with rows to send.
+     AND (c.automation_id IS NULL OR EXISTS (SELECT 1 FROM campaign_recipients r
+                                              WHERE r.campaign_id = c.id
+                                                AND r.status IN ('pending', 'sending')))
      AND (c.progress_at IS NULL OR c.progress_at < now() - make_interval(secs => ${idleSeconds}))
      AND NOT EXISTS (SELECT 1 FROM campaign_delivery_runs d
                       WHERE d.campaign_id = c.id AND d.lease_until > now())
@@ -234,3 +238,11 @@ export const resume = (accountId: AccountId, id: string) => Prisma.sql`
              WHERE d.campaign_id = c.id AND d.account_id = c.account_id), 0),
          guard_since_complaints = c.complaint_count
    WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid AND c.status = 'paused'`;
+
+/** Numbers the next delivery batch of an automation step's campaign for `count` recipients. */
+export const nextStepBatch = (accountId: AccountId, id: string, count: number) => Prisma.sql`
+  UPDATE campaigns
+     SET fanout_batches = fanout_batches + 1, recipient_count = recipient_count + ${count},
+         progress_at = now()
+   WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND automation_id IS NOT NULL
+  RETURNING fanout_batches AS batch`;

@@ -217,6 +217,53 @@ export class CampaignLedgerRepository {
     );
     return updated > 0;
   }
+
+  /** Adds pending rows to an automation step's campaign (see addStepRecipients). */
+  async addStepRecipients(
+    accountId: AccountId,
+    campaignId: string,
+    batch: number,
+    subscriberIds: string[],
+    tx: Db,
+  ): Promise<string[]> {
+    if (subscriberIds.length === 0) return [];
+    const rows = await tx.$queryRaw<{ subscriber_id: string }[]>(
+      sql.addStepRecipients(accountId, campaignId, batch, subscriberIds),
+    );
+    return rows.map((row) => row.subscriber_id);
+  }
+
+  /** Person opens and clicks of these (campaign, subscriber) pairs. */
+  activityOf(
+    accountId: AccountId,
+    pairs: { campaignId: string; subscriberId: string }[],
+  ): Promise<{ campaign_id: string; subscriber_id: string; opened: boolean; clicked: boolean }[]> {
+    if (pairs.length === 0) return Promise.resolve([]);
+    return this.prisma.$queryRaw(
+      sql.activityOf(
+        accountId,
+        pairs.map((p) => p.campaignId),
+        pairs.map((p) => p.subscriberId),
+      ),
+    );
+  }
+
+  /** Sent, delivered, unique opens and clicks per campaign, from its rows. */
+  deliveryCounts(
+    accountId: AccountId,
+    campaignIds: string[],
+  ): Promise<
+    {
+      campaign_id: string;
+      sent: number;
+      delivered: number;
+      unique_opens: number;
+      unique_clicks: number;
+    }[]
+  > {
+    if (campaignIds.length === 0) return Promise.resolve([]);
+    return this.prisma.$queryRaw(sql.deliveryCounts(accountId, campaignIds));
+  }
 }
 
 interface SnapshotRow extends sql.LedgerIntake {

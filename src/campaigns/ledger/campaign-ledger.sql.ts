@@ -367,3 +367,44 @@ export const cancelPending = (accountId: AccountId, campaignId: string) => Prism
           OR (c.status = 'sending' AND NOT EXISTS (
                 SELECT 1 FROM campaign_delivery_runs d
                  WHERE d.id = c.claim_run AND d.lease_until > now())))`;
+
+/**
+ * Recipients added to an automation step's campaign, one per run that reached the step:
+ * pending in batch `batch`, delivered like any campaign's. The primary key keeps a run's
+ * send to one row however often its pass is retried. Returns the rows inserted.
+ */
+export const addStepRecipients = (
+  accountId: AccountId,
+  campaignId: string,
+  batch: number,
+  subscriberIds: string[],
+) => Prisma.sql`
+  INSERT INTO campaign_recipients (campaign_id, subscriber_id, account_id, batch, status)
+  SELECT ${campaignId}::uuid, id, ${accountId}::uuid, ${batch}::int, 'pending'
+    FROM unnest(${subscriberIds}::uuid[]) AS id
+  ON CONFLICT DO NOTHING
+  RETURNING subscriber_id::text`;
+
+/**
+ * Whether each (campaign, subscriber) was opened or clicked by a person (machine activity
+ * never stamps the ledger), for automation conditions.
+ */
+export const activityOf = (accountId: AccountId, campaignIds: string[], subscriberIds: string[]) =>
+  Prisma.sql`
+  SELECT r.campaign_id::text, r.subscriber_id::text,
+         r.opened_at IS NOT NULL AS opened, r.clicked_at IS NOT NULL AS clicked
+    FROM unnest(${campaignIds}::uuid[], ${subscriberIds}::uuid[]) AS p(campaign_id, subscriber_id)
+    JOIN campaign_recipients r
+      ON r.campaign_id = p.campaign_id AND r.subscriber_id = p.subscriber_id
+   WHERE r.account_id = ${accountId}::uuid`;
+
+/** Per campaign: messages the relay answered for good, delivered, and people who opened or clicked. */
+export const deliveryCounts = (accountId: AccountId, campaignIds: string[]) => Prisma.sql`
+  SELECT campaign_id::text,
+         count(*) FILTER (WHERE status = 'sent' OR (status = 'failed' AND smtp_code IS NOT NULL))::int AS sent,
+         count(*) FILTER (WHERE status = 'sent')::int AS delivered,
+         count(opened_at)::int AS unique_opens,
+         count(clicked_at)::int AS unique_clicks
+    FROM campaign_recipients
+   WHERE account_id = ${accountId}::uuid AND campaign_id = ANY(${campaignIds}::uuid[])
+   GROUP BY campaign_id`;

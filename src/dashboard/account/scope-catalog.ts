@@ -18,6 +18,10 @@ const GRANTS: Record<Scope, string> = {
   'webhooks:write': 'Create, change and delete webhook endpoints; retry deliveries',
   'domains:read': 'Read sender domains and their DNS records',
   'domains:write': 'Add, verify, rotate and delete sender domains',
+  'automations:read': 'Read automations, their runs and stats',
+  'automations:write':
+    'Create, change, activate, pause and delete automations; enrol and cancel runs',
+  'events:write': 'Record events that trigger automations',
   'messages:read': 'Look up sent messages and their events (the message log)',
 };
 

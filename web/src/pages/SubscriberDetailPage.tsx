@@ -3,6 +3,7 @@ import { Link, useParams } from 'react-router';
 import { api, ApiFailure } from '../api/client';
 import { toFailure, useApi } from '../api/hooks';
 import type { ErasureReceipt, Subscriber } from '../api/types';
+import type { AutomationRun } from './AutomationsPages';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { Definitions } from '../ui/Definitions';
 import { TextAreaField, TextField } from '../ui/Field';
@@ -105,6 +106,7 @@ export function SubscriberDetailPage() {
       ) : (
         <Profile subscriber={data} />
       )}
+      <SubscriberRuns subscriberId={data.id} />
       <section className="danger-zone" aria-labelledby="danger-title">
         <h2 id="danger-title">Erase identity</h2>
         <p>
@@ -347,5 +349,27 @@ function EraseDialog(props: {
         autoComplete="off"
       />
     </ConfirmDialog>
+  );
+}
+
+/** The automations this subscriber went through, newest first. */
+function SubscriberRuns({ subscriberId }: { subscriberId: string }) {
+  const runs = useApi<{ data: AutomationRun[] }>(
+    `/subscribers/${encodeURIComponent(subscriberId)}/automation-runs`,
+  );
+  if (!runs.data || runs.data.data.length === 0) return null;
+  return (
+    <section aria-labelledby="runs-title" className="section">
+      <h2 id="runs-title">Automations</h2>
+      <ul>
+        {runs.data.data.map((run) => (
+          <li key={run.id}>
+            <Link to={`/automations/${run.automation_id}`}>{run.automation_id}</Link>{' '}
+            <StatusBadge status={run.status} /> {run.current_step_id && `at ${run.current_step_id}`}
+            {run.exit_reason && ` (${run.exit_reason})`} · started {formatDateTime(run.started_at)}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
