@@ -1,3 +1,5 @@
+import { isOneOf } from '../platform/validation/one-of';
+
 /**
  * Herald's scope table: every scope a key can hold, and the scope each /v1 route requires.
  * It lists only routes that exist (an e2e test compares it with the served routes). The
@@ -25,9 +27,7 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
+export const isScope = (value: string): value is Scope => isOneOf(SCOPES, value);
 
 /** Keyed by `METHOD path`, with the path as the router spells it (`:id` parameters). */
 export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {

@@ -18,6 +18,32 @@ import { CampaignsRepository } from './core/campaigns.repository';
 import { CampaignHalts } from './core/campaign-halts';
 import { ReputationGuard } from './core/reputation-guard';
 
+/** The other domains the data layer uses, passed on to both campaign modules. */
+const DOMAINS = [
+  CampaignQueuesModule,
+  ErasureModule,
+  SegmentsModule,
+  StatsCoreModule,
+  SubscribersModule,
+  SuppressionCoreModule,
+];
+
+/** Every unit of the data layer: each is shared by the API and the send workers. */
+const DATA_LAYER = [
+  CampaignEvents,
+  CampaignsRepository,
+  CampaignLedgerRepository,
+  CampaignAudienceSnapshot,
+  CampaignCancellation,
+  CampaignOutcomeWriter,
+  CampaignFeedbackCounters,
+  CampaignSentMessages,
+  CampaignDeliveryRunsRepository,
+  CampaignCompletion,
+  CampaignHalts,
+  ReputationGuard,
+];
+
 /**
  * The campaigns data layer, shared by the API (CampaignsModule) and the send workers
  * (CampaignWorkersModule): the repositories that own campaigns, campaign_recipients and
@@ -26,47 +52,8 @@ import { ReputationGuard } from './core/reputation-guard';
  * need of other domains comes through those domains' services.
  */
 @Module({
-  imports: [
-    CampaignQueuesModule,
-    ErasureModule,
-    SegmentsModule,
-    StatsCoreModule,
-    SubscribersModule,
-    SuppressionCoreModule,
-  ],
-  providers: [
-    CampaignEvents,
-    CampaignsRepository,
-    CampaignLedgerRepository,
-    CampaignAudienceSnapshot,
-    CampaignCancellation,
-    CampaignOutcomeWriter,
-    CampaignFeedbackCounters,
-    CampaignSentMessages,
-    CampaignDeliveryRunsRepository,
-    CampaignCompletion,
-    CampaignHalts,
-    ReputationGuard,
-  ],
-  exports: [
-    CampaignHalts,
-    ReputationGuard,
-    CampaignDeliveryRunsRepository,
-    CampaignCompletion,
-    CampaignEvents,
-    CampaignFeedbackCounters,
-    CampaignSentMessages,
-    CampaignsRepository,
-    CampaignLedgerRepository,
-    CampaignAudienceSnapshot,
-    CampaignCancellation,
-    CampaignOutcomeWriter,
-    CampaignQueuesModule,
-    ErasureModule,
-    SegmentsModule,
-    StatsCoreModule,
-    SubscribersModule,
-    SuppressionCoreModule,
-  ],
+  imports: DOMAINS,
+  providers: DATA_LAYER,
+  exports: [...DATA_LAYER, ...DOMAINS],
 })
 export class CampaignsCoreModule {}

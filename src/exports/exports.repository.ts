@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SubscriberExport } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
-import { ACCOUNT_QUOTAS, lockQuota, unfinishedBulkJobs } from '../platform/database/account-quota';
+import { createBulkJob } from '../platform/database/account-quota';
 import type { Db, PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -20,11 +20,9 @@ export class ExportsRepository {
     accountId: AccountId,
     data: { id: string; apiKeyId?: string; userId?: string; segmentId: string | null },
   ): Promise<SubscriberExport | undefined> {
-    return this.prisma.$transaction(async (tx) => {
-      await lockQuota(tx, accountId, 'bulk_jobs');
-      if ((await unfinishedBulkJobs(tx, accountId)) >= ACCOUNT_QUOTAS.bulk_jobs) return undefined;
-      return tx.subscriberExport.create({ data: { ...data, accountId } });
-    });
+    return createBulkJob(this.prisma, accountId, (tx) =>
+      tx.subscriberExport.create({ data: { ...data, accountId } }),
+    );
   }
 
   findById(accountId: AccountId, id: string): Promise<SubscriberExport | null> {

@@ -3,7 +3,7 @@ import { CampaignFeedbackCounters } from '../campaigns/core/campaign-feedback-co
 import { ReputationGuard } from '../campaigns/core/reputation-guard';
 import { normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
-import { SubscribersService } from '../subscribers/subscribers.service';
+import { SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
 import { MailEvents } from '../stats/mail-events';
 import { SuppressionList } from '../suppression/suppression-list';
 import { feedbackMailEvent } from './feedback-events';
@@ -26,7 +26,7 @@ export class FeedbackService {
   constructor(
     private readonly repository: FeedbackRepository,
     private readonly sent: SentMessageLookup,
-    private readonly subscribers: SubscribersService,
+    private readonly subscribers: SubscriberStatistics,
     private readonly suppressions: SuppressionList,
     private readonly campaignCounters: CampaignFeedbackCounters,
     private readonly mailEvents: MailEvents,

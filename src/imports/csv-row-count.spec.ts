@@ -1,23 +1,8 @@
 import { Readable } from 'node:stream';
+import { randomness, Random } from '../../test/support/seeded-random';
 import { csvBatches } from './csv-records';
 import { CsvRowCounter } from './csv-row-count';
 import { detectDelimiter } from './import-plan';
-
-function randomness(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (below: number) => Math.floor(next() * below);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick };
-}
-
-type Random = ReturnType<typeof randomness>;
 
 /** A cell as a spreadsheet writes it: plain, or quoted with doubled quotes, line breaks, delimiters. */
 function cell(random: Random, delimiter: string, newline: string, wellFormed: boolean): string {

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ImportMode, Prisma, SubscriberImport } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
-import { ACCOUNT_QUOTAS, lockQuota, unfinishedBulkJobs } from '../platform/database/account-quota';
+import {
+  ACCOUNT_QUOTAS,
+  createBulkJob,
+  unfinishedBulkJobs,
+} from '../platform/database/account-quota';
 import type { PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
@@ -57,18 +61,16 @@ export class ImportsRepository {
       rowsTotal: number;
     },
   ): Promise<SubscriberImport | undefined> {
-    return this.prisma.$transaction(async (tx) => {
-      await lockQuota(tx, accountId, 'bulk_jobs');
-      if ((await unfinishedBulkJobs(tx, accountId)) >= ACCOUNT_QUOTAS.bulk_jobs) return undefined;
-      return tx.subscriberImport.create({
+    return createBulkJob(this.prisma, accountId, (tx) =>
+      tx.subscriberImport.create({
         data: {
           ...data,
           accountId,
           columns: data.columns as unknown as Prisma.InputJsonObject,
           fileBytes: BigInt(data.fileBytes),
         },
-      });
-    });
+      }),
+    );
   }
 
   /** Whether the account has room for another import or export now (create checks again). */

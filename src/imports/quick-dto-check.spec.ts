@@ -1,25 +1,9 @@
+import { randomness, Random } from '../../test/support/seeded-random';
 import { checkAgainstDto } from '../platform/errors/validation.pipe';
 import { latestToday } from '../platform/validation/calendar-date';
 import { CSV_FIELDS, CsvColumn, recordToBody } from '../subscribers/subscriber-csv';
 import { CreateSubscriberDto } from '../subscribers/subscriber.dto';
 import { QuickDtoCheck } from './quick-dto-check';
-
-/** A small seeded generator, so a failure can be replayed. */
-function randomness(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (below: number) => Math.floor(next() * below);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick };
-}
-
-type Random = ReturnType<typeof randomness>;
 
 const today = latestToday();
 const tomorrow = new Date(Date.parse(today) + 86_400_000).toISOString().slice(0, 10);

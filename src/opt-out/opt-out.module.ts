@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { RecipientTokens } from '../message-refs/recipient-token';
 import { FeedbackModule } from '../feedback/feedback.module';
 import { SuppressionModule } from '../suppression/suppression.module';
+import { OptOutLinks } from './opt-out-links';
 import { PreferencesController } from './preferences.controller';
 import { UnsubscribeController } from './unsubscribe.controller';
 
@@ -14,6 +15,6 @@ import { UnsubscribeController } from './unsubscribe.controller';
 @Module({
   imports: [AccountsModule, FeedbackModule, SuppressionModule],
   controllers: [UnsubscribeController, PreferencesController],
-  providers: [RecipientTokens],
+  providers: [RecipientTokens, OptOutLinks],
 })
 export class OptOutModule {}

@@ -1,13 +1,10 @@
 import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AccountsService } from '../accounts/accounts.service';
-import { RecipientRef, RecipientTokens } from '../message-refs/recipient-token';
-import { FeedbackService } from '../feedback/feedback.service';
-import { SuppressionsService } from '../suppression/suppressions.service';
+import { RecipientRef } from '../message-refs/recipient-token';
 import { escapeHtml, INVALID_LINK, postButton, sendPage } from './subscription-page';
 import { Public } from '../auth/public.decorator';
-import { unsubscribedBody } from './unsubscribe.controller';
+import { OptOutLinks } from './opt-out-links';
 
 /**
  * `{{preferences_url}}`: where a person sees whether they receive an account's mail and
@@ -18,16 +15,11 @@ import { unsubscribedBody } from './unsubscribe.controller';
 @Public()
 @Controller('preferences')
 export class PreferencesController {
-  constructor(
-    private readonly tokens: RecipientTokens,
-    private readonly feedback: FeedbackService,
-    private readonly suppressions: SuppressionsService,
-    private readonly accounts: AccountsService,
-  ) {}
+  constructor(private readonly links: OptOutLinks) {}
 
   @Get(':token')
   async show(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {
-    const ref = this.tokens.verify('unsubscribe', token);
+    const ref = this.links.recipientOf(token);
     if (!ref) return sendPage(reply, 404, INVALID_LINK.title, INVALID_LINK.body);
     await this.page(reply, ref, token);
   }
@@ -39,23 +31,15 @@ export class PreferencesController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const ref = this.tokens.verify('unsubscribe', token);
+    const ref = this.links.recipientOf(token);
     if (!ref) return sendPage(reply, 404, INVALID_LINK.title, INVALID_LINK.body);
     const action = formField(request.body, 'action');
     if (action === 'unsubscribe') {
-      await this.feedback.unsubscribeViaLink(ref);
-      return sendPage(
-        reply,
-        200,
-        'Unsubscribed',
-        await unsubscribedBody(this.accounts, ref, token),
-      );
+      await this.links.unsubscribe(ref);
+      return sendPage(reply, 200, 'Unsubscribed', await this.links.unsubscribedBody(ref, token));
     }
-    if (
-      action === 'subscribe' &&
-      (await this.suppressions.resubscribe(ref.accountId, ref.subscriberId))
-    ) {
-      const sender = escapeHtml((await this.accounts.settings(ref.accountId)).name);
+    if (action === 'subscribe' && (await this.links.resubscribe(ref))) {
+      const sender = await this.links.senderName(ref);
       return sendPage(
         reply,
         200,
@@ -68,9 +52,9 @@ export class PreferencesController {
   }
 
   private async page(reply: FastifyReply, ref: RecipientRef, token: string): Promise<void> {
-    const subscription = await this.suppressions.subscription(ref.accountId, ref.subscriberId);
+    const subscription = await this.links.subscription(ref);
     if (!subscription) return sendPage(reply, 404, INVALID_LINK.title, INVALID_LINK.body);
-    const sender = escapeHtml((await this.accounts.settings(ref.accountId)).name);
+    const sender = await this.links.senderName(ref);
     const here = `/preferences/${token}`;
     if (subscription.status === 'subscribed' && !subscription.suppressed) {
       return sendPage(

@@ -1,12 +1,9 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AccountsService } from '../accounts/accounts.service';
 import { Public } from '../auth/public.decorator';
-import { RecipientRef, RecipientTokens } from '../message-refs/recipient-token';
-import { FeedbackService } from '../feedback/feedback.service';
 import { NotFoundError } from '../platform/errors/api-errors';
-import { SuppressionsService } from '../suppression/suppressions.service';
+import { OptOutLinks } from './opt-out-links';
 import { escapeHtml, INVALID_LINK, postButton, sendPage } from './subscription-page';
 
 /**
@@ -20,20 +17,14 @@ import { escapeHtml, INVALID_LINK, postButton, sendPage } from './subscription-p
 @Public()
 @Controller('unsubscribe')
 export class UnsubscribeController {
-  constructor(
-    private readonly tokens: RecipientTokens,
-    private readonly feedback: FeedbackService,
-    private readonly suppressions: SuppressionsService,
-    private readonly accounts: AccountsService,
-  ) {}
+  constructor(private readonly links: OptOutLinks) {}
 
   @Get(':token')
   async confirm(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {
-    const ref = this.tokens.verify('unsubscribe', token);
-    const subscription =
-      ref && (await this.suppressions.subscription(ref.accountId, ref.subscriberId));
+    const ref = this.links.recipientOf(token);
+    const subscription = ref && (await this.links.subscription(ref));
     if (!ref || !subscription) return sendPage(reply, 404, INVALID_LINK.title, INVALID_LINK.body);
-    const sender = escapeHtml((await this.accounts.settings(ref.accountId)).name);
+    const sender = await this.links.senderName(ref);
     const manage = `<p><a href="/preferences/${escapeHtml(token)}">Manage your subscription</a></p>`;
     if (subscription.status !== 'subscribed' || subscription.suppressed) {
       return sendPage(
@@ -58,23 +49,9 @@ export class UnsubscribeController {
   @Post(':token')
   @HttpCode(200)
   async unsubscribe(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {
-    const ref = this.tokens.verify('unsubscribe', token);
+    const ref = this.links.recipientOf(token);
     if (!ref) throw new NotFoundError('unsubscribe link');
-    await this.feedback.unsubscribeViaLink(ref);
-    await sendPage(reply, 200, 'Unsubscribed', await unsubscribedBody(this.accounts, ref, token));
+    await this.links.unsubscribe(ref);
+    await sendPage(reply, 200, 'Unsubscribed', await this.links.unsubscribedBody(ref, token));
   }
-}
-
-/** The page after an unsubscribe: what happened, and the way back for a mistaken click. */
-export async function unsubscribedBody(
-  accounts: AccountsService,
-  ref: RecipientRef,
-  token: string,
-): Promise<string> {
-  const sender = escapeHtml((await accounts.settings(ref.accountId)).name);
-  return (
-    `<p>You have been unsubscribed. You will not receive emails from <strong>${sender}</strong> any more.</p>` +
-    `<p>Unsubscribed by mistake?</p>` +
-    postButton(`/preferences/${token}`, 'Subscribe again', ['action', 'subscribe'])
-  );
 }

@@ -4,6 +4,8 @@
 // statement is one row lock per table, taken last in the caller's transaction and always in
 // the order campaign_stats → campaign_links → campaign_link_clickers → daily_stats.
 
+import { addingUp } from '../platform/database/adding-up';
+
 /** The daily counter columns, in the order COUNT_DAYS takes them. */
 export const DAILY_COLUMNS = [
   'sent',
@@ -39,7 +41,7 @@ export const COUNT_DAYS = `
     FROM unnest($2::date[], ${DAILY_COLUMNS.map((_, i) => `$${i + 3}::bigint[]`).join(', ')})
            AS d(day, ${DAILY_COLUMNS.join(', ')})
   ON CONFLICT (account_id, day, shard) DO UPDATE SET
-    ${DAILY_COLUMNS.map((c) => `${c} = daily_stats.${c} + EXCLUDED.${c}`).join(',\n    ')}`;
+    ${addingUp('daily_stats', DAILY_COLUMNS)}`;
 
 /**
  * The days' part of a campaign's outcome write: counts the messages of the relation `sends`
@@ -55,24 +57,23 @@ export const countSendsPart = (p: { account: string; day: string; sends: string 
       FROM ${p.sends}
     HAVING count(*) > 0
     ON CONFLICT (account_id, day, shard) DO UPDATE SET
-      sent = daily_stats.sent + EXCLUDED.sent,
-      delivered = daily_stats.delivered + EXCLUDED.delivered,
-      hard_bounces = daily_stats.hard_bounces + EXCLUDED.hard_bounces,
-      soft_bounces = daily_stats.soft_bounces + EXCLUDED.soft_bounces)`;
+      ${addingUp('daily_stats', ['sent', 'delivered', 'hard_bounces', 'soft_bounces'])})`;
+
+const CAMPAIGN_COUNTERS = [
+  'opens',
+  'clicks',
+  'machine_opens',
+  'machine_clicks',
+  'conversions',
+  'revenue_cents',
+] as const;
 
 /** Adds to a campaign's engagement counters. $1 campaign, $2 account, $3..$8 the amounts. */
 export const COUNT_CAMPAIGN = `
-  INSERT INTO campaign_stats
-         (campaign_id, account_id, opens, clicks, machine_opens, machine_clicks, conversions,
-          revenue_cents)
+  INSERT INTO campaign_stats (campaign_id, account_id, ${CAMPAIGN_COUNTERS.join(', ')})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
   ON CONFLICT (campaign_id) DO UPDATE SET
-    opens = campaign_stats.opens + EXCLUDED.opens,
-    clicks = campaign_stats.clicks + EXCLUDED.clicks,
-    machine_opens = campaign_stats.machine_opens + EXCLUDED.machine_opens,
-    machine_clicks = campaign_stats.machine_clicks + EXCLUDED.machine_clicks,
-    conversions = campaign_stats.conversions + EXCLUDED.conversions,
-    revenue_cents = campaign_stats.revenue_cents + EXCLUDED.revenue_cents`;
+    ${addingUp('campaign_stats', CAMPAIGN_COUNTERS)}`;
 
 /**
  * A person's click on a campaign link: remembers who clicked it (first and last time), and
@@ -91,9 +92,7 @@ export const COUNT_LINK = `
          (campaign_id, url_hash, account_id, url, clicks, unique_clicks, machine_clicks)
   VALUES ($1, $2, $3, $4, $5, $6, $7)
   ON CONFLICT (campaign_id, url_hash) DO UPDATE SET
-    clicks = campaign_links.clicks + EXCLUDED.clicks,
-    unique_clicks = campaign_links.unique_clicks + EXCLUDED.unique_clicks,
-    machine_clicks = campaign_links.machine_clicks + EXCLUDED.machine_clicks`;
+    ${addingUp('campaign_links', ['clicks', 'unique_clicks', 'machine_clicks'])}`;
 
 /** The days of an account between two dates, inclusive. $1 account, $2 from, $3 to. */
 export const DAYS_BETWEEN = `

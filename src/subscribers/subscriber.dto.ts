@@ -35,6 +35,18 @@ function ProfileText(name: ProfileFieldName, extra: { example?: string } = {}) {
   );
 }
 
+/** A list profile field (interests, tags): optional, null clears it, short strings, bounded. */
+function ProfileList() {
+  return applyDecorators(
+    ApiPropertyOptional({ type: [String], nullable: true }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(LIST_ITEMS),
+    IsString({ each: true }),
+    MaxLength(LIST_ITEM_LENGTH, { each: true }),
+  );
+}
+
 export class SocialMediaDto {
   @ApiProperty({ example: 'twitter' })
   @IsDefined()
@@ -119,20 +131,10 @@ export class SubscriberProfileDto {
   @ProfileText('timezone', { example: 'Europe/London' })
   timezone?: string | null;
 
-  @ApiPropertyOptional({ type: [String], nullable: true })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(LIST_ITEMS)
-  @IsString({ each: true })
-  @MaxLength(LIST_ITEM_LENGTH, { each: true })
+  @ProfileList()
   interests?: string[] | null;
 
-  @ApiPropertyOptional({ type: [String], nullable: true })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(LIST_ITEMS)
-  @IsString({ each: true })
-  @MaxLength(LIST_ITEM_LENGTH, { each: true })
+  @ProfileList()
   tags?: string[] | null;
 
   @ApiPropertyOptional({

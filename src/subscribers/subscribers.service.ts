@@ -16,8 +16,6 @@ import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SuppressionList } from '../suppression/suppression-list';
-import type { FeedbackKind } from '../message-refs/feedback-report';
-import { FeedbackEffect, SubscriberStatistics } from './subscriber-statistics.service';
 import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
 import { bulkWriteEvents, subscriberEvent } from './subscriber-events';
@@ -45,7 +43,6 @@ export class SubscribersService {
     private readonly erasureGuard: ErasureGuard,
     private readonly erasure: ErasureService,
     private readonly suppressions: SuppressionList,
-    private readonly statistics: SubscriberStatistics,
     private readonly paginator: Paginator,
     private readonly searches: SubscriberSearchRepository,
     private readonly events: WebhookPublisher,
@@ -267,16 +264,6 @@ export class SubscribersService {
     tx: Db,
   ): Promise<boolean> {
     return this.subscribers.reactivate(accountId, emailNormalized, fromStatus, tx);
-  }
-
-  /** A bounce, complaint or unsubscribe report about a message to this subscriber. */
-  applyFeedback(
-    accountId: AccountId,
-    id: string,
-    kind: FeedbackKind,
-    tx: Db,
-  ): Promise<FeedbackEffect | undefined> {
-    return this.statistics.applyFeedback(accountId, id, kind, tx);
   }
 }
 

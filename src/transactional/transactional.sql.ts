@@ -27,6 +27,19 @@ export const claimMessage = (accountId: AccountId, id: string, leaseMs: number) 
     to_address AS "toAddress", from_address AS "fromAddress", subject, html, text, mime, attempts,
     claimed_at AS "claimedAt", deferred_since AS "deferredSince"`;
 
+/**
+ * The message while this worker's claim holds it: still sending, and still on the attempt
+ * (`epoch`) the claim counted. Renewing, releasing and deferring are fenced on it.
+ */
+const heldByClaim = (accountId: AccountId, id: string, epoch: number) =>
+  Prisma.sql`account_id = ${accountId}::uuid AND id = ${id}::uuid
+    AND status = 'sending' AND attempts = ${epoch}`;
+
+/** Back to the queue with `error`; failed instead, as erased, if the recipient was erased. */
+const requeuedUnlessErased = (error: string) => Prisma.sql`
+  status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
+  error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END`;
+
 /** How long the claim on a message has left (ms), while it is being sent. */
 export const leaseRemaining = (accountId: AccountId, id: string) => Prisma.sql`
   SELECT (extract(epoch FROM lease_until - now()) * 1000)::float8 AS "remainingMs"
@@ -38,8 +51,7 @@ export const renewLease = (accountId: AccountId, id: string, epoch: number, leas
   Prisma.sql`
   UPDATE transactional_messages
   SET lease_until = now() + make_interval(secs => ${seconds(leaseMs)})
-  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
-    AND status = 'sending' AND attempts = ${epoch}`;
+  WHERE ${heldByClaim(accountId, id, epoch)}`;
 
 /**
  * The relay accepted it: sent, if the claim is still this worker's. A claim the sweep requeued
@@ -64,11 +76,9 @@ export const markSent = (
 export const releaseMessage = (accountId: AccountId, id: string, epoch: number, error: string) =>
   Prisma.sql`
   UPDATE transactional_messages
-  SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
-      error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END,
+  SET ${requeuedUnlessErased(error)},
       lease_until = NULL, updated_at = now()
-  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
-    AND status = 'sending' AND attempts = ${epoch}`;
+  WHERE ${heldByClaim(accountId, id, epoch)}`;
 
 /**
  * The relay refused it for now: queued again for a try `firstSeconds` later, the wait doubling
@@ -85,14 +95,12 @@ export const deferMessage = (
   maxSeconds: number,
 ) => Prisma.sql`
   UPDATE transactional_messages
-  SET status = (CASE WHEN scrubbed_at IS NULL THEN 'queued' ELSE 'failed' END)::transactional_status,
-      error = CASE WHEN scrubbed_at IS NULL THEN ${error} ELSE ${ERASED} END,
+  SET ${requeuedUnlessErased(error)},
       deferred_since = coalesce(deferred_since, now()),
       next_attempt_at = now() + make_interval(secs => least(${maxSeconds}::float8,
         ${firstSeconds}::float8 * power(2, least(greatest(attempts - 1, 0), 30)))),
       lease_until = NULL, updated_at = now()
-  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
-    AND status = 'sending' AND attempts = ${epoch}
+  WHERE ${heldByClaim(accountId, id, epoch)}
   RETURNING status::text AS status,
     extract(epoch FROM next_attempt_at - now())::float8 AS "delaySeconds"`;
 

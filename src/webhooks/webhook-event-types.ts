@@ -1,3 +1,5 @@
+import { isOneOf } from '../platform/validation/one-of';
+
 /** Every event an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_TYPES = [
   'email.sent',
@@ -17,9 +19,8 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export function isWebhookEventType(value: unknown): value is WebhookEventType {
-  return (WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(value);
-}
+export const isWebhookEventType = (value: unknown): value is WebhookEventType =>
+  isOneOf(WEBHOOK_EVENT_TYPES, value);
 
 /** An event as it happened, before it is fanned out to the endpoints that want it. */
 export interface OutboundEvent {

@@ -2,7 +2,7 @@ import { Prisma } from '../../generated/prisma/client';
 import { UNFINISHED } from '../ledger/campaign-ledger.sql';
 import type { FeedbackKind } from '../../message-refs/feedback-report';
 import type { AccountId } from '../../platform/database/account-id';
-import type { ActivityKind } from '../ledger/campaign-ledger.sql';
+import type { ActivityKind, LedgerIntake } from '../ledger/campaign-ledger.sql';
 
 // Every raw statement over the campaigns table. Only CampaignsRepository runs them.
 
@@ -90,16 +90,11 @@ export const lockFanoutCheckpoint = (accountId: AccountId, id: string) => Prisma
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND status = 'sending'
      FOR UPDATE`;
 
-export interface FanoutAdvance {
+/** Where the fan-out got to, and what it put into the ledger (plus erased skips) to count. */
+export interface FanoutAdvance extends LedgerIntake {
   lastId: string | null;
   batches: number;
   done: boolean;
-  pending: number;
-  unsubscribed: number;
-  bounced: number;
-  complained: number;
-  suppressed: number;
-  other: number;
   erased: number;
 }
 

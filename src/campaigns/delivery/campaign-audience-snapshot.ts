@@ -48,12 +48,14 @@ export class CampaignAudienceSnapshot {
       const afterId = checkpoint.afterId ?? BEFORE_FIRST_ID;
 
       const batch = await this.ledger.snapshot(
-        accountId,
-        campaignId,
-        { afterId, base: checkpoint.batches },
-        audience,
-        size,
-        deliverySize,
+        {
+          accountId,
+          campaignId,
+          checkpoint: { afterId, base: checkpoint.batches },
+          audience,
+          size,
+          deliverySize,
+        },
         tx,
       );
       const done = batch.matched < size;
@@ -78,12 +80,7 @@ export class CampaignAudienceSnapshot {
           lastId,
           batches: checkpoint.batches + Math.ceil(batch.matched / deliverySize),
           done,
-          pending: batch.pending,
-          unsubscribed: batch.unsubscribed,
-          bounced: batch.bounced,
-          complained: batch.complained,
-          suppressed: batch.suppressed,
-          other: batch.other,
+          ...batch.intake,
           erased,
         },
         tx,

@@ -1,6 +1,8 @@
 // Statements over campaign_delivery_runs (CampaignDeliveryRunsRepository runs them all). They
 // are pg text for PgPool: renewals and counter updates sit on the send hot path.
 
+import { addingUp } from '../../platform/database/adding-up';
+
 /** A new run of a batch, its lease starting now. $1 run, $2 campaign, $3 account, $4 batch, $5 lease seconds. */
 export const START_RUN = `
   INSERT INTO campaign_delivery_runs (id, campaign_id, account_id, batch, lease_until)
@@ -13,6 +15,20 @@ export const START_RUN = `
 export const RENEW_RUN = `
   UPDATE campaign_delivery_runs SET lease_until = now() + make_interval(secs => $2)
    WHERE id = $1 AND lease_until > now()`;
+
+/** A run's counters, in the order countOutcomesPart fills them. */
+const RUN_COUNTERS = [
+  'delivered',
+  'failed',
+  'hard_bounces',
+  'soft_bounces',
+  'skipped_erased',
+  'skipped_unsubscribed',
+  'skipped_bounced',
+  'skipped_complained',
+  'skipped_suppressed',
+  'skipped_other',
+] as const;
 
 /**
  * The run's part of an outcome write: adds what the ledger part's `outcomes` ended to the
@@ -29,9 +45,7 @@ export const countOutcomesPart = (p: {
 }) => `
   run_counted AS (
     INSERT INTO campaign_delivery_runs
-           (id, campaign_id, account_id, batch, lease_until, delivered, failed, hard_bounces,
-            soft_bounces, skipped_erased, skipped_unsubscribed, skipped_bounced,
-            skipped_complained, skipped_suppressed, skipped_other)
+           (id, campaign_id, account_id, batch, lease_until, ${RUN_COUNTERS.join(', ')})
     SELECT ${p.run}::uuid, ${p.campaign}::uuid, ${p.account}::uuid, ${p.batch}::int, '-infinity',
            count(*) FILTER (WHERE status = 'sent'),
            count(*) FILTER (WHERE status = 'failed'),
@@ -45,20 +59,7 @@ export const countOutcomesPart = (p: {
            count(*) FILTER (WHERE skip_reason = 'other')
       FROM ${p.outcomes}
     HAVING count(*) > 0
-    ON CONFLICT (id) DO UPDATE SET
-           delivered = campaign_delivery_runs.delivered + excluded.delivered,
-           failed = campaign_delivery_runs.failed + excluded.failed,
-           hard_bounces = campaign_delivery_runs.hard_bounces + excluded.hard_bounces,
-           soft_bounces = campaign_delivery_runs.soft_bounces + excluded.soft_bounces,
-           skipped_erased = campaign_delivery_runs.skipped_erased + excluded.skipped_erased,
-           skipped_unsubscribed =
-             campaign_delivery_runs.skipped_unsubscribed + excluded.skipped_unsubscribed,
-           skipped_bounced = campaign_delivery_runs.skipped_bounced + excluded.skipped_bounced,
-           skipped_complained =
-             campaign_delivery_runs.skipped_complained + excluded.skipped_complained,
-           skipped_suppressed =
-             campaign_delivery_runs.skipped_suppressed + excluded.skipped_suppressed,
-           skipped_other = campaign_delivery_runs.skipped_other + excluded.skipped_other)`;
+    ON CONFLICT (id) DO UPDATE SET ${addingUp('campaign_delivery_runs', RUN_COUNTERS)})`;
 
 /**
  * Deletes the chosen runs of a campaign and adds their counts to the campaign's counters, in

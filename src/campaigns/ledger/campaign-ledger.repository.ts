@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../../generated/prisma/client';
 import type { AccountId } from '../../platform/database/account-id';
 import {
   type ComposedStatement,
@@ -20,13 +19,7 @@ export interface SnapshottedBatch {
   matched: number;
   /** The last subscriber id read: the next checkpoint. */
   lastId: string | null;
-  pending: number;
-  unsubscribed: number;
-  bounced: number;
-  complained: number;
-  suppressed: number;
-  /** A status none of Herald's four (`pending`, say). */
-  other: number;
+  intake: sql.LedgerIntake;
   /** Delivery batches that received at least one pending recipient. */
   batches: number[];
 }
@@ -60,29 +53,10 @@ export class CampaignLedgerRepository {
    * batches of `deliverySize` from `checkpoint.base`; the primary key keeps anyone from being
    * inserted twice.
    */
-  async snapshot(
-    accountId: AccountId,
-    campaignId: string,
-    checkpoint: { afterId: string; base: number },
-    audience: Prisma.Sql,
-    size: number,
-    deliverySize: number,
-    tx: Db,
-  ): Promise<SnapshottedBatch> {
-    const [row] = await tx.$queryRaw<SnapshotRow[]>(
-      sql.snapshotAudience(accountId, campaignId, checkpoint, audience, size, deliverySize),
-    );
-    return {
-      matched: row.matched,
-      lastId: row.last_id,
-      pending: row.pending,
-      unsubscribed: row.unsubscribed,
-      bounced: row.bounced,
-      complained: row.complained,
-      suppressed: row.suppressed,
-      other: row.other,
-      batches: row.batches,
-    };
+  async snapshot(slice: sql.AudienceSlice, tx: Db): Promise<SnapshottedBatch> {
+    const [row] = await tx.$queryRaw<SnapshotRow[]>(sql.snapshotAudience(slice));
+    const { matched, last_id, batches, ...intake } = row;
+    return { matched, lastId: last_id, intake, batches };
   }
 
   /** How many of these subscribers have no row in the campaign's ledger. */
@@ -240,14 +214,8 @@ export class CampaignLedgerRepository {
   }
 }
 
-interface SnapshotRow {
+interface SnapshotRow extends sql.LedgerIntake {
   matched: number;
   last_id: string | null;
-  pending: number;
-  unsubscribed: number;
-  bounced: number;
-  complained: number;
-  suppressed: number;
-  other: number;
   batches: number[];
 }

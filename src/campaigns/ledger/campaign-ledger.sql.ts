@@ -189,20 +189,41 @@ export const NEXT_WAKE = `
        AND r.status IN ('pending', 'sending', 'deferred')
   ) w`;
 
+/** The next keyset batch of a campaign's audience to put into its ledger. */
+export interface AudienceSlice {
+  accountId: AccountId;
+  campaignId: string;
+  /** The last subscriber id already in the ledger, and the next delivery batch's number. */
+  checkpoint: { afterId: string; base: number };
+  /** A condition over `subscribers s` (a segment's compiled filter, or TRUE). */
+  audience: Prisma.Sql;
+  /** Subscribers read at the most. */
+  size: number;
+  /** Recipients per delivery batch. */
+  deliverySize: number;
+}
+
+/**
+ * What a snapshot put into the ledger, by kind: the pending recipients and each reason to skip
+ * (the campaign's counters add these up).
+ */
+export interface LedgerIntake {
+  pending: number;
+  unsubscribed: number;
+  bounced: number;
+  complained: number;
+  suppressed: number;
+  /** A status none of Herald's four (`pending`, say). */
+  other: number;
+}
+
 /**
  * The next keyset batch of the audience into the ledger, numbered into delivery batches from
- * `base`. `audience` is a condition over `subscribers s` (a segment's compiled filter, or
- * TRUE). Returns how many subscribers matched, the last id read (the next checkpoint), what
+ * `base`. Returns how many subscribers matched, the last id read (the next checkpoint), what
  * was inserted by kind, and the delivery batches that got pending rows.
  */
-export function snapshotAudience(
-  accountId: AccountId,
-  campaignId: string,
-  checkpoint: { afterId: string; base: number },
-  audience: Prisma.Sql,
-  size: number,
-  deliverySize: number,
-): Prisma.Sql {
+export function snapshotAudience(slice: AudienceSlice): Prisma.Sql {
+  const { accountId, campaignId, checkpoint, audience, size, deliverySize } = slice;
   return Prisma.sql`
     WITH audience AS (
       SELECT s.id, s.status, ${Prisma.raw(SUPPRESSED_SQL)} AS suppressed,

@@ -1,6 +1,7 @@
 import { IsDefined, IsEmail, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { PersonRole } from '../../auth/principal';
 import { ROLES } from '../people/roles';
+import { PasswordField } from './password-field.decorator';
 
 /** PATCH /dashboard/api/people/{id}: the person's new role. */
 export class UpdatePersonDto {
@@ -30,10 +31,7 @@ export class AcceptInvitationDto extends LinkTokenDto {
   @MaxLength(200)
   name?: string;
 
-  /** Length rules live in UsersService, as for sign-up; this only bounds input. */
-  @IsDefined()
-  @IsString()
-  @MaxLength(255)
+  @PasswordField()
   password!: string;
 }
 
@@ -46,8 +44,6 @@ export class PasswordResetRequestDto {
 }
 
 export class PasswordResetCompleteDto extends LinkTokenDto {
-  @IsDefined()
-  @IsString()
-  @MaxLength(255)
+  @PasswordField()
   password!: string;
 }

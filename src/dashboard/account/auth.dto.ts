@@ -1,4 +1,5 @@
 import { IsDefined, IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { PasswordField } from './password-field.decorator';
 
 export class SignUpDto {
   @IsDefined()
@@ -17,10 +18,7 @@ export class SignUpDto {
   @MaxLength(254)
   email!: string;
 
-  /** Length rules live in UsersService, shared with the operator CLI; this only bounds input. */
-  @IsDefined()
-  @IsString()
-  @MaxLength(255)
+  @PasswordField()
   password!: string;
 }
 
@@ -30,8 +28,6 @@ export class SignInDto {
   @MaxLength(254)
   email!: string;
 
-  @IsDefined()
-  @IsString()
-  @MaxLength(255)
+  @PasswordField()
   password!: string;
 }

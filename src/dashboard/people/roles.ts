@@ -1,5 +1,6 @@
 import type { PersonRole, UserPrincipal } from '../../auth/principal';
 import { ApiError } from '../../platform/errors/api-errors';
+import { isOneOf } from '../../platform/validation/one-of';
 
 /**
  * What each role may do in its account, beyond the account's data (subscribers, campaigns,
@@ -14,9 +15,7 @@ import { ApiError } from '../../platform/errors/api-errors';
  */
 export const ROLES = ['owner', 'admin', 'member'] as const satisfies readonly PersonRole[];
 
-export function isRole(value: unknown): value is PersonRole {
-  return (ROLES as readonly unknown[]).includes(value);
-}
+export const isRole = (value: unknown): value is PersonRole => isOneOf(ROLES, value);
 
 /** Issuing, listing and revoking API keys: a key outlives its issuer's role. */
 export const canManageKeys = (role: PersonRole) => role === 'owner' || role === 'admin';

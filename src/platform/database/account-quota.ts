@@ -2,6 +2,7 @@ import { Prisma } from '../../generated/prisma/client';
 import { ValidationFailedError } from '../errors/api-errors';
 import type { AccountId } from './account-id';
 import type { Db } from './db';
+import type { PrismaService } from './prisma.service';
 
 /**
  * How much of each kind one account may hold: webhook endpoints (each delivery fans out to
@@ -36,6 +37,23 @@ export async function unfinishedBulkJobs(db: Db, accountId: AccountId): Promise<
               WHERE account_id = ${accountId}::uuid AND status IN ('queued', 'running'))
            AS n`);
   return Number(row.n);
+}
+
+/**
+ * Runs `create` (the insert of an import or an export) in one transaction with the quota's
+ * check, so that two creates at the limit cannot both see room: undefined, and nothing
+ * written, while the account has its quota of unfinished bulk jobs.
+ */
+export function createBulkJob<T>(
+  prisma: PrismaService,
+  accountId: AccountId,
+  create: (tx: Db) => Promise<T>,
+): Promise<T | undefined> {
+  return prisma.$transaction(async (tx) => {
+    await lockQuota(tx, accountId, 'bulk_jobs');
+    if ((await unfinishedBulkJobs(tx, accountId)) >= ACCOUNT_QUOTAS.bulk_jobs) return undefined;
+    return create(tx);
+  });
 }
 
 /** The 422 of a create past its quota, on the field that names what was created. */

@@ -1,5 +1,5 @@
-import { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { listenOnLoopback } from '../../../test/support/scripted-relay';
 import { waitFor } from '../../../test/support/wait-for';
 import { loadConfig } from '../config/config';
 import { DeliveryReceipt, MailTransport, OutgoingMessage } from './mail-transport';
@@ -38,14 +38,7 @@ async function oneMessagePerConnection() {
       });
     },
   });
-  server.on('error', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    accepted,
-    url: `smtp://127.0.0.1:${port}`,
-    close: () => new Promise<void>((closed) => server.close(() => closed())),
-  };
+  return listenOnLoopback(server, accepted);
 }
 
 describe('MailTransport.sendWhen when a reused connection answers 421', () => {

@@ -10,18 +10,13 @@ import { CONFIG } from '../config/config.module';
 import { HeraldMetrics } from '../metrics/herald-metrics';
 import { parseMailbox } from '../validation/mailbox.decorator';
 import { DkimKey, dkimSigned } from './dkim-signature';
-import { ComposedMime, composeMime } from './mime-composer';
+import { ComposedMime, composeMime, MimeContent } from './mime-composer';
 import { MayFinish, SendSlots } from './send-slots';
 
 export type { MayFinish };
 
-export interface OutgoingMessage {
-  from: string;
-  to: string;
-  subject: string;
-  html?: string | null;
-  text?: string | null;
-  headers?: Record<string, string>;
+/** A message to send: its content (as MIME composes it) and how Herald handles it. */
+export interface OutgoingMessage extends Omit<MimeContent, 'messageId'> {
   /**
    * A unique id for this message (e.g. newId()). The Message-ID header becomes
    * `<messageId@domain of from>`; an id already in angle brackets is used as it is.
