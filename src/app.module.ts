@@ -24,6 +24,7 @@ import { TransactionalModule } from './transactional/transactional.module';
 import { coreModules, WorkerModule, workerModules } from './worker.module';
 import { ExportsModule } from './exports/exports.module';
 import { ImportsModule } from './imports/imports.module';
+import { MessagesModule } from './messages/messages.module';
 
 export interface AppOptions {
   /** Run the BullMQ processors in this process too. */
@@ -58,6 +59,7 @@ export class AppModule {
         SenderDomainsModule,
         ImportsModule,
         ExportsModule,
+        MessagesModule,
         ProviderWebhooksModule,
         StatsModule,
         ConversionsModule,

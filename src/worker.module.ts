@@ -11,6 +11,7 @@ import { ConfigModule } from './platform/config/config.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { DatabaseModule } from './platform/database/database.module';
 import { LifecycleModule } from './platform/lifecycle';
+import { MessageWorkersModule } from './messages/messages.module';
 import { MailModule } from './platform/mail/mail-transport';
 import { MetricsModule } from './platform/metrics/herald-metrics';
 import { PaginationModule } from './platform/pagination/pagination.module';
@@ -52,6 +53,7 @@ export function workerModules(): NonNullable<ModuleMetadata['imports']> {
     ExportWorkersModule,
     InboundMailModule,
     WebhookWorkersModule,
+    MessageWorkersModule,
   ];
 }
 

@@ -132,6 +132,14 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   });
   const replayed = accepted.response.headers.get('Idempotent-Replayed') === 'true';
   await herald.GET('/v1/transactional/{id}', { params: id });
+  // The message log: what happened to it (the 202's id is its message id).
+  const bounced = await herald.GET('/v1/messages', {
+    params: { query: { recipient: 'ada@example.com', status: 'bounced', limit: 100 } },
+  });
+  const timeline = await herald.GET('/v1/messages/{id}', {
+    params: { path: { id: accepted.data?.id ?? id.path.id } },
+  });
+  console.log({ bounced: bounced.data?.data.length, events: timeline.data?.events.length });
 
   await herald.GET('/v1/domains');
   await herald.POST('/v1/domains', { body: { name: 'acme.example' } });

@@ -768,6 +768,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List messages, newest first
+         * @description Every message Herald sent (campaign, transactional, automation, test) within MESSAGE_RETENTION_DAYS. A filter that cannot be parsed is a 400.
+         *
+         *     Requires an API key with the `messages:read` scope.
+         */
+        get: operations["listMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A message and its events, oldest first
+         * @description Requires an API key with the `messages:read` scope.
+         */
+        get: operations["getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/stats": {
         parameters: {
             query?: never;
@@ -1682,6 +1724,76 @@ export interface components {
             finished_at: string | null;
             /** Format: date-time */
             expires_at: string | null;
+        };
+        MessageSummary: {
+            /** Format: uuid */
+            id: string;
+            /** @description The Message-ID header. */
+            message_id: string | null;
+            /** @enum {string} */
+            source: "campaign" | "transactional" | "automation" | "test";
+            /** Format: uuid */
+            campaign_id: string | null;
+            /** Format: uuid */
+            automation_id: string | null;
+            /** Format: uuid */
+            automation_run_id: string | null;
+            /** Format: uuid */
+            subscriber_id: string | null;
+            /** @description Null once the identity is erased. */
+            recipient: string | null;
+            from: string;
+            /** @description Null once the identity is erased. */
+            subject: string | null;
+            /** @enum {string} */
+            status: "queued" | "sent" | "delivered" | "deferred" | "bounced" | "complained" | "failed" | "suppressed";
+            /** Format: date-time */
+            created_at: string;
+        };
+        MessagePage: {
+            data: components["schemas"]["MessageSummary"][];
+            next_cursor: string | null;
+        };
+        MessageEventResponse: {
+            /** @enum {string} */
+            type: "queued" | "sent" | "delivered" | "deferred" | "bounced" | "complained" | "opened" | "clicked" | "unsubscribed" | "failed";
+            /** Format: date-time */
+            at: string;
+            /** @description The SMTP reply code, when there was one. */
+            smtp_code?: number;
+            /** @description The SMTP reply, or why the message failed. */
+            reason?: string;
+            /** @description The link clicked. */
+            url?: string;
+            /** @description An open or click made by a machine (scanner, proxy). */
+            machine?: boolean;
+        };
+        MessageResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @description The Message-ID header. */
+            message_id: string | null;
+            /** @enum {string} */
+            source: "campaign" | "transactional" | "automation" | "test";
+            /** Format: uuid */
+            campaign_id: string | null;
+            /** Format: uuid */
+            automation_id: string | null;
+            /** Format: uuid */
+            automation_run_id: string | null;
+            /** Format: uuid */
+            subscriber_id: string | null;
+            /** @description Null once the identity is erased. */
+            recipient: string | null;
+            from: string;
+            /** @description Null once the identity is erased. */
+            subject: string | null;
+            /** @enum {string} */
+            status: "queued" | "sent" | "delivered" | "deferred" | "bounced" | "complained" | "failed" | "suppressed";
+            /** Format: date-time */
+            created_at: string;
+            /** @description Oldest first. */
+            events: components["schemas"]["MessageEventResponse"][];
         };
         StatsDay: {
             /** @description Messages the relay gave a final answer for. */
@@ -9069,6 +9181,293 @@ export interface operations {
                     "RateLimit-Remaining": number;
                     /** @description Seconds until the current window resets. */
                     "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                until?: string;
+                since?: string;
+                automation_id?: string;
+                campaign_id?: string;
+                source?: "campaign" | "transactional" | "automation" | "test";
+                status?: "queued" | "sent" | "delivered" | "deferred" | "bounced" | "complained" | "failed" | "suppressed";
+                /** @description An email address. */
+                recipient?: unknown;
+                /** @description Items per page, clamped into 1..100 (not refused); non-numeric → 400. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page (opaque, bound to the account). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "message_id": "string",
+                     *           "source": "campaign",
+                     *           "campaign_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "automation_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "automation_run_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "subscriber_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *           "recipient": "string",
+                     *           "from": "string",
+                     *           "subject": "string",
+                     *           "status": "queued",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessagePage"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit was exceeded; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A failure on the service side. When the database is briefly unreachable nothing was done, and `Retry-After` says when to try again. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "message_id": "string",
+                     *       "source": "campaign",
+                     *       "campaign_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "automation_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "automation_run_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "subscriber_id": "0193a6f2-7c1e-7d3a-9b2f-4e5d6c7b8a90",
+                     *       "recipient": "string",
+                     *       "from": "string",
+                     *       "subject": "string",
+                     *       "status": "queued",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "events": [
+                     *         {
+                     *           "type": "queued",
+                     *           "at": "2026-11-25T09:30:00.000Z",
+                     *           "smtp_code": 0,
+                     *           "reason": "string",
+                     *           "url": "string",
+                     *           "machine": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            /** @description `invalid_request`: Malformed request: bad syntax, a parameter that cannot be parsed, a missing required field. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_credential`: The API key is missing, invalid, revoked or suspended. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation requires. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

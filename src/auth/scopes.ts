@@ -23,6 +23,7 @@ export const SCOPES = [
   'webhooks:write',
   'domains:read',
   'domains:write',
+  'messages:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -95,6 +96,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'DELETE /v1/domains/:id': 'domains:write',
   'POST /v1/domains/:id/verify': 'domains:write',
   'POST /v1/domains/:id/rotate': 'domains:write',
+
+  'GET /v1/messages': 'messages:read',
+  'GET /v1/messages/:id': 'messages:read',
 };
 
 export function requiredScope(method: string, routePath: string): Scope | undefined {

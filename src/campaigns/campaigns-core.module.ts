@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MessagesCoreModule } from '../messages/messages-core.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { StatsCoreModule } from '../stats/stats-core.module';
@@ -22,6 +23,7 @@ import { ReputationGuard } from './core/reputation-guard';
 const DOMAINS = [
   CampaignQueuesModule,
   ErasureModule,
+  MessagesCoreModule,
   SegmentsModule,
   StatsCoreModule,
   SubscribersModule,

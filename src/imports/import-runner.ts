@@ -210,6 +210,9 @@ export class ImportRunner {
         mergeCustomFields: true,
         actor,
         endpoint: 'POST /v1/imports',
+        // Not created/updated per row (a file of a million rows would flood the endpoints),
+        // but a change to `unsubscribed` is announced whoever makes it.
+        announce: 'unsubscribes',
       });
       for (const outcome of outcomes) {
         if (outcome.status === 'created') counts.created++;

@@ -6,6 +6,7 @@ import type { SqlRunner } from '../platform/database/sql-runner';
 import { messageIdHeader } from '../platform/mail/mail-transport';
 import { OutboundEvent, WebhookEventType } from '../webhooks/webhook-event-types';
 import { PreparedBatch, WebhookPublisher } from '../webhooks/webhook-publisher';
+import { MessageLog, NewMessageEvent } from '../messages/message-log';
 import { MailEventSubjects } from './mail-event-subjects';
 import { CampaignCounts, DayCounts, StatsRepository } from './stats.repository';
 
@@ -33,13 +34,15 @@ export type EventMessage = CampaignEventMessage | TransactionalEventMessage;
  * `clicked` name whether a machine did it and whether it was the person's first (unique).
  */
 export type MailEvent =
-  | { kind: 'sent' | 'delivered'; message: EventMessage }
+  /** `reply`: the relay's answer, for the message log. */
+  | { kind: 'sent' | 'delivered'; message: EventMessage; reply?: string }
   | {
       kind: 'bounced';
       message: EventMessage;
       hard: boolean;
       source: string;
       statusCode?: string | null;
+      reply?: string;
     }
   | { kind: 'complained'; message: EventMessage; source: string }
   | { kind: 'opened'; message: CampaignEventMessage; machine: boolean; unique: boolean }
@@ -93,6 +96,7 @@ export class MailEvents implements OnModuleInit {
     private readonly publisher: WebhookPublisher,
     private readonly subjects: MailEventSubjects,
     private readonly erasureGuard: ErasureGuard,
+    private readonly messageLog: MessageLog,
   ) {}
 
   onModuleInit(): void {
@@ -109,6 +113,7 @@ export class MailEvents implements OnModuleInit {
     // the transaction no round trip of its own (on the send path, a connection waits for this
     // commit before it takes its next message, so every round trip in it slows the send).
     const carried = await this.count(db, accountId, events, at, batch);
+    await this.messageLog.append(db, accountId, messageEvents(events));
     if (!batch) return;
     if (!carried) await this.publisher.write(db, batch);
     this.publisher.published();
@@ -361,6 +366,49 @@ export class MailEvents implements OnModuleInit {
     }
     return found;
   }
+}
+
+/**
+ * The message log's events of these mail events. A campaign's send events are not among them:
+ * they ride on its outcome write (MessageLog.addCampaignOutcomes).
+ */
+function messageEvents(events: MailEvent[]): NewMessageEvent[] {
+  const out: NewMessageEvent[] = [];
+  for (const event of events) {
+    if (event.kind === 'converted') continue;
+    if (event.kind === 'unsubscribed' && !event.message) continue;
+    const ref = event.message!;
+    const message = isCampaign(ref)
+      ? { campaignId: ref.campaignId, subscriberId: ref.subscriberId }
+      : { messageId: ref.transactionalId };
+    switch (event.kind) {
+      case 'sent':
+        out.push({ message, type: 'sent' });
+        break;
+      case 'delivered':
+        out.push({ message, type: 'delivered', smtpCode: 250, reason: event.reply ?? null });
+        break;
+      case 'bounced': {
+        const code = /^\d{3}$/.test(event.statusCode ?? '') ? Number(event.statusCode) : null;
+        const detail = code === null ? (event.statusCode ?? null) : null;
+        out.push({ message, type: 'bounced', smtpCode: code, reason: event.reply ?? detail });
+        break;
+      }
+      case 'complained':
+        out.push({ message, type: 'complained', reason: `reported by ${event.source}` });
+        break;
+      case 'opened':
+        out.push({ message, type: 'opened', machine: event.machine });
+        break;
+      case 'clicked':
+        out.push({ message, type: 'clicked', url: event.url, machine: event.machine });
+        break;
+      case 'unsubscribed':
+        out.push({ message, type: 'unsubscribed', reason: event.source });
+        break;
+    }
+  }
+  return out;
 }
 
 /** `YYYY-MM-DD` in UTC: the statistics' days are UTC days. */

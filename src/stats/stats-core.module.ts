@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ErasureModule } from '../erasure/erasure.module';
+import { MessagesCoreModule } from '../messages/messages-core.module';
 import { WebhooksCoreModule } from '../webhooks/webhooks-core.module';
 import { MailEventSubjects } from './mail-event-subjects';
 import { MailEvents } from './mail-events';
@@ -12,7 +13,7 @@ import { StatsService } from './stats.service';
  * them (what payloads need of them comes through MailEventSubjects).
  */
 @Module({
-  imports: [ErasureModule, WebhooksCoreModule],
+  imports: [ErasureModule, WebhooksCoreModule, MessagesCoreModule],
   providers: [StatsRepository, StatsService, MailEvents, MailEventSubjects],
   exports: [StatsService, MailEvents, MailEventSubjects, WebhooksCoreModule],
 })

@@ -5,6 +5,7 @@ import { ApiKeysService } from '../auth/api-keys.service';
 import { EmailErasedError } from '../erasure/erasure-errors';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter.service';
+import { RedisService } from '../platform/redis/redis.module';
 import { IdempotencyConflictError } from '../transactional/idempotent-requests';
 import { TransactionalService } from '../transactional/transactional.service';
 import { readSubmittedMessage } from './submitted-message';
@@ -26,11 +27,16 @@ export class SubmissionService {
     private readonly keys: ApiKeysService,
     private readonly transactional: TransactionalService,
     private readonly rateLimiter: RateLimiter,
+    private readonly redis: RedisService,
   ) {}
 
-  /** The key a password names, if it is active and may send; else the 535 to give. */
+  /**
+   * The key a password names, if it is active and may send; else the 535 to give. A key not in
+   * the cache is read from PostgreSQL: with it away that is a 451, never a 535 (a client told
+   * its credentials are wrong stops retrying and the application's mail is lost).
+   */
   async authenticate(password: string): Promise<KeyPrincipal> {
-    const key = await this.keys.authenticate(password.trim());
+    const key = await this.unlessAway(() => this.keys.authenticate(password.trim()));
     if (!key) throw replies.badCredentials();
     if (!key.scopes.includes(SEND_SCOPE)) throw replies.missingScope();
     return { accountId: key.accountId, apiKeyId: key.id, scopes: key.scopes };
@@ -47,6 +53,10 @@ export class SubmissionService {
   /** Sends a submitted message to its envelope recipients; the 250's text. */
   async submit(caller: KeyPrincipal, recipients: string[], data: Buffer): Promise<string> {
     const message = readSubmittedMessage(data);
+    // The API takes sends with Redis away (the rate limit falls back to a count in this
+    // process, the sweep queues the job later); an SMTP client can keep the message and retry,
+    // so it is told 451 until the key's rate is counted where every process sees it again.
+    if (this.redis.status !== 'ready') throw replies.unavailable();
     // Each recipient is one send, counted as the API counts one.
     for (let i = 0; i < recipients.length; i++) {
       const verdict = await this.unlessAway(() =>

@@ -8,6 +8,9 @@ import type { AccountId } from '../platform/database/account-id';
 import type { PgClient } from '../platform/database/db';
 import type { ErrorDetail } from '../platform/errors/api-errors';
 import { SuppressionList } from '../suppression/suppression-list';
+import { WebhookPublisher } from '../webhooks/webhook-publisher';
+import type { BulkOutcome } from './subscriber-bulk-outcome';
+import { BulkAnnouncements, bulkWriteEvents } from './subscriber-events';
 import { emptyProfile } from './subscriber-fields';
 import { toColumns } from './subscriber-columns';
 import { CreateSubscriberDto } from './subscriber.dto';
@@ -29,14 +32,7 @@ export interface BulkIdentity {
   hash: string;
 }
 
-export type BulkStatus = 'created' | 'updated' | 'unchanged' | 'erased' | 'failed';
-
-export interface BulkOutcome {
-  position: number;
-  status: BulkStatus;
-  id?: string;
-  errors?: ErrorDetail[];
-}
+export type { BulkOutcome, BulkStatus } from './subscriber-bulk-outcome';
 
 export interface BulkOptions {
   /** `create` leaves subscribers that already exist alone. */
@@ -49,6 +45,8 @@ export interface BulkOptions {
   /** Who writes, for the audit of refused erased identities, and through which endpoint. */
   actor: AuditActor;
   endpoint: string;
+  /** The subscriber events the write publishes in its own transaction. */
+  announce: BulkAnnouncements;
 }
 
 interface State {
@@ -74,6 +72,7 @@ export class SubscriberBulkWriter {
     private readonly subscribers: SubscribersRepository,
     private readonly erasureGuard: ErasureGuard,
     private readonly suppressions: SuppressionList,
+    private readonly events: WebhookPublisher,
   ) {}
 
   /**
@@ -129,6 +128,10 @@ export class SubscriberBulkWriter {
       all.filter((state) => state.dirty).map((state) => state.row),
     );
     await this.erasureGuard.auditRefusals(options.actor, [...refused], options.endpoint, client);
+    // Announced like single writes, in the same transaction.
+    const wanted = await this.events.wantedTypes(accountId, client);
+    const events = await bulkWriteEvents(client, accountId, outcomes, wanted, options.announce);
+    await this.events.publish(client, accountId, events);
     return outcomes;
   }
 
@@ -159,10 +162,13 @@ export class SubscriberBulkWriter {
     if (columns.length === 0) return { position, status: 'unchanged', id: state.row.id };
     const overLimit = mergedOverLimit(columns);
     if (overLimit) return { position, status: 'failed', id: state.row.id, errors: [overLimit] };
+    const before = state.row.status;
     const row = state.row as unknown as Record<string, unknown>;
     for (const [field, value] of columns) row[field] = value;
-    if (!state.isNew) state.dirty = true;
-    return { position, status: 'updated', id: state.row.id };
+    if (state.isNew) return { position, status: 'updated', id: state.row.id };
+    state.dirty = true;
+    const unsubscribed = before !== 'unsubscribed' && state.row.status === 'unsubscribed';
+    return { position, status: 'updated', id: state.row.id, ...(unsubscribed && { unsubscribed }) };
   }
 
   /**

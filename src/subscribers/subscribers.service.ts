@@ -18,7 +18,7 @@ import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SuppressionList } from '../suppression/suppression-list';
 import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
-import { bulkWriteEvents, subscriberEvent } from './subscriber-events';
+import { subscriberEvent } from './subscriber-events';
 import { mergedOverLimit } from './subscriber-merged-limits';
 import { PgPool } from '../platform/database/pg-pool';
 import { checkAgainstDto, MAX_DETAILS } from '../platform/errors/validation.pipe';
@@ -183,11 +183,8 @@ export class SubscribersService {
           mergeCustomFields: false,
           actor: caller,
           endpoint: 'POST /v1/subscribers/batch',
+          announce: 'changes',
         });
-        // Announced like single writes, in the same transaction.
-        const wanted = await this.events.wantedTypes(caller.accountId, client);
-        const events = await bulkWriteEvents(client, caller.accountId, written, wanted);
-        await this.events.publish(client, caller.accountId, events);
         return written;
       });
       for (const outcome of outcomes) results[outcome.position] = batchResult(outcome);

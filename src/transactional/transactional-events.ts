@@ -32,16 +32,25 @@ export class TransactionalEvents implements OnModuleInit {
 /** A transactional message's end as mail events: accepted, or refused by the relay. */
 export function transactionalMailEvents(
   message: TransactionalEventMessage,
-  outcome: { delivered: true } | { delivered: false; hardBounce: boolean },
+  outcome: { delivered: true } | { delivered: false; hardBounce: boolean; smtpCode?: number },
+  /** The relay's reply, for the message log. */
+  reply?: string,
 ): MailEvent[] {
   if (outcome.delivered) {
     return [
       { kind: 'sent', message },
-      { kind: 'delivered', message },
+      { kind: 'delivered', message, reply },
     ];
   }
   return [
     { kind: 'sent', message },
-    { kind: 'bounced', message, hard: outcome.hardBounce, source: 'smtp' },
+    {
+      kind: 'bounced',
+      message,
+      hard: outcome.hardBounce,
+      source: 'smtp',
+      statusCode: outcome.smtpCode === undefined ? undefined : String(outcome.smtpCode),
+      reply,
+    },
   ];
 }

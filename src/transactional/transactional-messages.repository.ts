@@ -132,8 +132,9 @@ export class TransactionalMessagesRepository {
     claim: ClaimedMessage,
     error: string,
     policy: Pick<SmtpRetryPolicy, 'firstSeconds' | 'maxSeconds'>,
+    db: Db = this.prisma,
   ): Promise<number | undefined> {
-    const [row] = await this.prisma.$queryRaw<{ status: string; delaySeconds: number }[]>(
+    const [row] = await db.$queryRaw<{ status: string; delaySeconds: number }[]>(
       sql.deferMessage(
         claim.accountId,
         claim.id,

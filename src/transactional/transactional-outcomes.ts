@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../platform/database/prisma.service';
 import { SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
 import { MailEvents } from '../stats/mail-events';
+import { MessageLog } from '../messages/message-log';
+import type { SmtpRetryPolicy } from '../platform/config/config';
 import { SuppressionList } from '../suppression/suppression-list';
 import { transactionalMailEvents } from './transactional-events';
 import {
@@ -23,6 +25,7 @@ export class TransactionalOutcomes {
     private readonly statistics: SubscriberStatistics,
     private readonly suppressions: SuppressionList,
     private readonly mailEvents: MailEvents,
+    private readonly messageLog: MessageLog,
   ) {}
 
   /**
@@ -34,6 +37,7 @@ export class TransactionalOutcomes {
     message: ClaimedMessage,
     headerMessageId: string,
     emailNormalized: string,
+    reply?: string,
   ): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       if (!(await this.messages.markSent(message, headerMessageId, tx))) return false;
@@ -47,7 +51,7 @@ export class TransactionalOutcomes {
       await this.mailEvents.record(
         tx,
         message.accountId,
-        transactionalMailEvents({ ...ref, messageId: headerMessageId }, { delivered: true }),
+        transactionalMailEvents({ ...ref, messageId: headerMessageId }, { delivered: true }, reply),
       );
       return true;
     });
@@ -64,12 +68,19 @@ export class TransactionalOutcomes {
   async failed(
     ref: TransactionalMessageId,
     error: string,
-    bounce?: { hard: boolean; emailNormalized: string },
+    bounce?: { hard: boolean; emailNormalized: string; smtpCode?: number },
     epoch?: number,
   ): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       const ended = await this.messages.markFailed(ref, error, tx, epoch);
-      if (!ended || !bounce) return;
+      if (!ended) return;
+      if (!bounce) {
+        // It never reached the relay's answer: no mail event, but the log says why.
+        await this.messageLog.append(tx, ref.accountId, [
+          { message: { messageId: ref.id }, type: 'failed', reason: error },
+        ]);
+        return;
+      }
       const softLimit = await this.statistics.recordTransactional(
         ref.accountId,
         bounce.emailNormalized,
@@ -81,12 +92,35 @@ export class TransactionalOutcomes {
         ref.accountId,
         transactionalMailEvents(
           { transactionalId: ref.id, email: bounce.emailNormalized },
-          { delivered: false, hardBounce: bounce.hard },
+          { delivered: false, hardBounce: bounce.hard, smtpCode: bounce.smtpCode },
+          error,
         ),
       );
       if (bounce.hard || softLimit) {
         await this.suppressions.suppress(ref.accountId, bounce.emailNormalized, 'hard_bounce', tx);
       }
+    });
+  }
+
+  /**
+   * The relay refused the message for now: deferred on its row to the next try (see
+   * TransactionalMessagesRepository.defer), and the refusal in the message log, together.
+   * Undefined when the claim is no longer this worker's or the message has ended.
+   */
+  deferred(
+    claim: ClaimedMessage,
+    error: string,
+    smtpCode: number | undefined,
+    policy: Pick<SmtpRetryPolicy, 'firstSeconds' | 'maxSeconds'>,
+  ): Promise<number | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      const delayMs = await this.messages.defer(claim, error, policy, tx);
+      if (delayMs !== undefined) {
+        await this.messageLog.append(tx, claim.accountId, [
+          { message: { messageId: claim.id }, type: 'deferred', smtpCode, reason: error },
+        ]);
+      }
+      return delayMs;
     });
   }
 }

@@ -135,9 +135,9 @@ export class TransactionalSendProcessor extends QueueProcessor {
         ),
       record: async (sent) => {
         if (!('receipt' in sent) || sent.receipt === undefined) return;
-        const { messageId } = sent.receipt;
+        const { messageId, response } = sent.receipt;
         recorded = await this.record(() =>
-          this.outcomes.sent(message, messageId, normalizeEmail(to)),
+          this.outcomes.sent(message, messageId, normalizeEmail(to), response),
         );
       },
     });
@@ -191,13 +191,13 @@ export class TransactionalSendProcessor extends QueueProcessor {
       // the retry horizon.
       if (error.permanent || this.pastHorizon(message)) {
         this.metrics.message('transactional', 'failed');
-        const bounce = { hard: error.permanent, emailNormalized };
+        const bounce = { hard: error.permanent, emailNormalized, smtpCode: error.responseCode };
         await this.record(() => this.outcomes.failed(message, reason, bounce, epoch));
         return;
       }
       this.metrics.message('transactional', 'deferred');
       const delayMs = await this.record(() =>
-        this.messages.defer(message, reason, this.config.smtpRetry),
+        this.outcomes.deferred(message, reason, error.responseCode, this.config.smtpRetry),
       );
       // Erased meanwhile (it has ended), or taken over by another worker: not ours to retry.
       if (delayMs === undefined) return;

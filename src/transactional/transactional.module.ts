@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { MessagesCoreModule } from '../messages/messages-core.module';
 import { SenderDomainsCoreModule } from '../domains/sender-domains.module';
 import { ErasureModule } from '../erasure/erasure.module';
 import { MailModule } from '../platform/mail/mail-transport';
@@ -30,6 +31,7 @@ import { TransactionalService } from './transactional.service';
 @Module({
   imports: [
     BullModule.registerQueue({ name: QUEUES.transactional }),
+    MessagesCoreModule,
     StatsCoreModule,
     SubscribersModule,
     SuppressionCoreModule,
@@ -51,6 +53,7 @@ import { TransactionalService } from './transactional.service';
     TransactionalQueue,
     TransactionalSentMessages,
     SubscribersModule,
+    MessagesCoreModule,
   ],
 })
 export class TransactionalCoreModule {}

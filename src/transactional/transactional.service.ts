@@ -19,7 +19,8 @@ import { SendTransactionalDto, TransactionalAcceptedResponse } from './transacti
 import { presentMessage, TransactionalMessageResponse } from './transactional.presenter';
 import { withinDeadline } from '../platform/queue/within-deadline';
 import { messageIdHeader } from '../platform/mail/mail-transport';
-import { withMessageId } from '../platform/mail/raw-headers';
+import { rawMessageId, withMessageId } from '../platform/mail/raw-headers';
+import { MessageLog } from '../messages/message-log';
 import { ENQUEUE_DEADLINE_MS } from '../platform/settings';
 
 const ENDPOINT = 'POST /v1/transactional/send';
@@ -75,6 +76,7 @@ export class TransactionalService {
     private readonly suppressions: SuppressionList,
     private readonly senderDomains: SenderDomainsService,
     private readonly subscribers: SubscribersService,
+    private readonly messageLog: MessageLog,
   ) {}
 
   async get(caller: Principal, id: string): Promise<TransactionalMessageResponse> {
@@ -108,7 +110,12 @@ export class TransactionalService {
    */
   async refusalFor(caller: Principal, email: string): Promise<RecipientRefusal | undefined> {
     const { accountId } = caller;
-    if (await this.erasureGuard.isErased(accountId, email)) {
+    // Both asked at once: an SMTP client waits on this answer at every RCPT.
+    const [erased, suppressed] = await Promise.all([
+      this.erasureGuard.isErased(accountId, email),
+      this.suppressions.find(accountId, email),
+    ]);
+    if (erased) {
       await this.erasureGuard.refuse(
         caller,
         this.erasureGuard.emailHash(accountId, email),
@@ -116,7 +123,7 @@ export class TransactionalService {
       );
       return 'erased';
     }
-    return (await this.suppressions.find(accountId, email)) ? 'suppressed' : undefined;
+    return suppressed ? 'suppressed' : undefined;
   }
 
   /**
@@ -173,6 +180,14 @@ export class TransactionalService {
                 },
                 tx,
               );
+              await this.messageLog.record(tx, accountId, {
+                id: ids[i],
+                source: 'transactional',
+                recipient: to,
+                from: submission.from,
+                subject: submission.subject,
+                messageId: rawMessageId(mime) ?? null,
+              });
             }
             await complete(tx, response);
           },
@@ -260,6 +275,16 @@ export class TransactionalService {
       },
       tx,
     );
+    // The message log's record, in the same transaction: the 202's id is its id.
+    await this.messageLog.record(tx, accountId, {
+      id: messageId,
+      source: 'transactional',
+      recipient: body.to,
+      from: body.from,
+      subject: rendered.subject,
+      messageId: messageIdHeader(messageId, body.from),
+      subscriberId: recipient?.id ?? null,
+    });
   }
 }
 

@@ -284,4 +284,64 @@ describe('reputation guard', () => {
     });
     expect(deliveries.filter((d) => d.type === 'subscriber.unsubscribed')).toHaveLength(1);
   });
+  it('a batch upsert and an import to unsubscribed publish subscriber.unsubscribed, once each', async () => {
+    const tenant = await tenantWithHooks('Bulk unsubscribes');
+    const ids: Record<string, string> = {};
+    for (const name of ['batch', 'again', 'imported', 'kept']) {
+      const email = `${name}@bulk.test`;
+      ids[name] = (await tenant.call('post', '/v1/subscribers', { email }).expect(201)).body.id;
+    }
+    const batch = await tenant
+      .call('post', '/v1/subscribers/batch', {
+        subscribers: [
+          { email: 'batch@bulk.test', status: 'unsubscribed' },
+          // Unsubscribed, then back in the same batch: no change to unsubscribed is left.
+          { email: 'again@bulk.test', status: 'unsubscribed' },
+          { email: 'again@bulk.test', status: 'subscribed' },
+          // Created unsubscribed: a new subscriber, not a change (as a single create).
+          { email: 'new@bulk.test', status: 'unsubscribed' },
+        ],
+      })
+      .expect(200);
+    expect((batch.body as { results: { status: string }[] }).results.map((r) => r.status)).toEqual([
+      'updated',
+      'updated',
+      'updated',
+      'created',
+    ]);
+    // The same again: unsubscribed already, nothing to announce.
+    await tenant
+      .call('post', '/v1/subscribers/batch', {
+        subscribers: [{ email: 'batch@bulk.test', status: 'unsubscribed', first_name: 'B' }],
+      })
+      .expect(200);
+    const csv = ['email,status', 'imported@bulk.test,unsubscribed', 'kept@bulk.test,'].join('\n');
+    const accepted = await request(api.server)
+      .post('/v1/imports')
+      .set('Authorization', tenant.auth)
+      .attach('file', Buffer.from(csv), { filename: 'list.csv', contentType: 'text/csv' })
+      .expect(202);
+    await waitFor(
+      async () => {
+        const progress = await tenant.call('get', `/v1/imports/${accepted.body.id}`).expect(200);
+        return (progress.body as { status: string }).status === 'done';
+      },
+      { timeoutMs: 60_000, message: 'the import never finished' },
+    );
+    const announced = await waitFor(() => {
+      const events = tenant.receiver.events('subscriber.unsubscribed');
+      return events.length >= 2 ? events : undefined;
+    });
+    // Every event of the writes is in the outbox when they commit: the deliveries list is
+    // complete once these two arrived, so a third (a duplicate, or `again`) would show there.
+    const hooks = await tenant.call('get', '/v1/webhooks').expect(200);
+    const webhookId = (hooks.body as { data: { id: string }[] }).data[0].id;
+    const list = await tenant.call('get', `/v1/webhooks/${webhookId}/deliveries`).expect(200);
+    const deliveries = (list.body as { data: { type: string }[] }).data;
+    expect(deliveries.filter((d) => d.type === 'subscriber.unsubscribed')).toHaveLength(2);
+    expect(
+      announced.map((event) => (event.data as { id: string; status: string }).id).sort(),
+    ).toEqual([ids.batch, ids.imported].sort());
+    for (const event of announced) expect(event.data).toMatchObject({ status: 'unsubscribed' });
+  });
 });

@@ -90,6 +90,7 @@ describe('event subject reads', () => {
           { position: 2, status: 'updated', id: theirs.id },
         ],
         new Set(['subscriber.created', 'subscriber.updated']),
+        'changes',
       );
       expect(events.map((e) => [e.type, (e.data as { id: string }).id]).sort()).toEqual(
         [
@@ -97,6 +98,33 @@ describe('event subject reads', () => {
           ['subscriber.updated', updated.id],
         ].sort(),
       );
+    });
+
+    it('announces a change to unsubscribed only while the row still reads unsubscribed', async () => {
+      const left = await ctx.make.subscriber(accountId, { status: 'unsubscribed' });
+      const back = await ctx.make.subscriber(accountId);
+      const edited = await ctx.make.subscriber(accountId);
+      const outcomes = [
+        { position: 0, status: 'updated' as const, id: left.id, unsubscribed: true },
+        // Unsubscribed by one item, subscribed again by a later one: no change to announce.
+        { position: 1, status: 'updated' as const, id: back.id, unsubscribed: true },
+        { position: 2, status: 'updated' as const, id: edited.id },
+      ];
+      const every = new Set(['subscriber.updated', 'subscriber.unsubscribed']);
+      const types = async (announce: 'changes' | 'unsubscribes', wanted = every) =>
+        (await bulkWriteEvents(pool, accountId, outcomes, wanted, announce))
+          .map((e) => [e.type, (e.data as { id: string }).id])
+          .sort();
+      expect(await types('unsubscribes')).toEqual([['subscriber.unsubscribed', left.id]]);
+      expect(await types('changes')).toEqual(
+        [
+          ['subscriber.unsubscribed', left.id],
+          ['subscriber.updated', left.id],
+          ['subscriber.updated', back.id],
+          ['subscriber.updated', edited.id],
+        ].sort(),
+      );
+      expect(await types('unsubscribes', new Set(['subscriber.updated']))).toEqual([]);
     });
   });
 

@@ -16,6 +16,7 @@ import { SettingsPage } from './pages/SettingsPage';
 import { SubscriberDetailPage } from './pages/SubscriberDetailPage';
 import { ImportPage } from './pages/ImportPage';
 import { SubscribersPage } from './pages/SubscribersPage';
+import { ActivityPage, MessageDetailPage } from './pages/ActivityPage';
 import { SuppressionsPage } from './pages/SuppressionsPage';
 import { TemplateEditorPage, TemplatesPage } from './pages/TemplatesPages';
 import { SessionProvider, useSession } from './session';
@@ -62,6 +63,8 @@ function App() {
         <Route path="/subscribers/import" element={<ImportPage />} />
         <Route path="/subscribers/:id" element={<SubscriberDetailPage />} />
         <Route path="/suppressions" element={<SuppressionsPage />} />
+        <Route path="/activity" element={<ActivityPage />} />
+        <Route path="/activity/:id" element={<MessageDetailPage />} />
         <Route path="/domains" element={<DomainsPage />} />
         <Route path="/domains/:id" element={<DomainDetailPage />} />
         <Route path="/webhooks" element={<WebhooksPage />} />

@@ -56,6 +56,15 @@ export class CampaignsRepository {
     return this.prisma.campaign.findFirst({ where: { accountId, id } });
   }
 
+  /** The `count` campaigns that started sending most recently, newest first. */
+  recentlyStarted(accountId: AccountId, count: number): Promise<Campaign[]> {
+    return this.prisma.campaign.findMany({
+      where: { accountId, startedAt: { not: null } },
+      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+      take: count,
+    });
+  }
+
   /** Just the status: what a delivery job re-reads while it claims (pause, cancel). */
   async statusOf(accountId: AccountId, id: string): Promise<CampaignStatus | undefined> {
     const row = await this.prisma.campaign.findFirst({

@@ -113,3 +113,6 @@ export const REPUTATION_CHECK_MS = 200;
  * double click, or a loop of requests on one link costs nothing after the first.
  */
 export const REPEAT_HIT_WINDOW_SECONDS = 60;
+
+/** Campaigns the dashboard's overview shows against the reputation guard's limits. */
+export const RECENT_CAMPAIGNS_SHOWN = 10;

@@ -188,6 +188,17 @@ export class CampaignsService {
     );
   }
 
+  /** A campaign's row with its counters as they stand (for views the API does not have). */
+  row(caller: Principal, id: string): Promise<Campaign> {
+    return this.find(caller.accountId, id);
+  }
+
+  /** The `count` campaigns that started sending most recently, counters as they stand. */
+  async recentlyStarted(caller: Principal, count: number): Promise<Campaign[]> {
+    const rows = await this.campaigns.recentlyStarted(caller.accountId, count);
+    return this.withCurrentCounters(caller.accountId, rows);
+  }
+
   private async find(accountId: AccountId, id: string): Promise<Campaign> {
     const [campaign] = await this.withCurrentCounters(accountId, [
       await this.findWithoutCounters(accountId, id),

@@ -14,6 +14,7 @@ import {
   MailDeliveryError,
   MailTransport,
   MayFinish,
+  messageIdHeader,
   OutgoingMessage,
   withoutAddresses,
 } from '../../platform/mail/mail-transport';
@@ -49,7 +50,7 @@ import { DeliveryJob } from '../core/campaign-send-queue';
 import { CampaignsRepository } from '../core/campaigns.repository';
 import { DeliveryLease } from './delivery-lease';
 import { OutcomeRecorder } from './outcome-recorder';
-import { Outcome } from '../ledger/recipient-outcome';
+import { LoggedMessage, Outcome } from '../ledger/recipient-outcome';
 import { ReputationGuard } from '../core/reputation-guard';
 
 /** A claimed recipient's row, and whether the address is suppressed right now. */
@@ -324,7 +325,9 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     // or who unsubscribed, bounced, complained or was suppressed since is skipped silently.
     if (!subscriber) return { subscriberId, kind: 'skipped', reason: 'erased' };
     const skip = skipReasonOf(subscriber.status, subscriber.suppressed);
-    if (skip) return { subscriberId, kind: 'skipped', reason: skip };
+    if (skip) {
+      return { subscriberId, kind: 'skipped', reason: skip, logged: unsent(content, subscriber) };
+    }
     // The message ends (the relay takes it) only once an unrecorded slot is free and the lease
     // still holds, and that slot is held until its outcome is committed: a worker that dies or
     // freezes can leave at most one message per connection sent but not recorded.
@@ -361,7 +364,8 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
       // build on a retry either.
       const reason = failureReason(error);
       this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
-      return { subscriberId, kind: 'failed', hardBounce: false, reason };
+      const logged = unsent({ campaign }, subscriber, reason);
+      return { subscriberId, kind: 'failed', hardBounce: false, reason, logged };
     }
   }
 
@@ -375,20 +379,33 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     message: OutgoingMessage,
     mayFinish: MayFinish,
   ): Promise<Outcome | undefined> {
+    // What the message log keeps of it, with the relay's reply.
+    const logged = (reply: string): LoggedMessage => ({
+      to: message.to,
+      subject: message.subject,
+      messageId: messageIdHeader(message.messageId, message.from),
+      reply,
+    });
     try {
       const receipt = await this.transport.sendWhen(message, mayFinish);
       if (!receipt) return undefined;
-      return { subscriberId, kind: 'delivered' };
+      return { subscriberId, kind: 'delivered', logged: logged(receipt.response) };
     } catch (error) {
-      if (error instanceof MailDeliveryError && error.permanent) {
-        return { subscriberId, kind: 'failed', smtpCode: error.responseCode, hardBounce: true };
-      }
       if (error instanceof MailDeliveryError) {
-        return { subscriberId, kind: 'deferred', smtpCode: error.responseCode };
+        const smtpCode = error.responseCode;
+        return error.permanent
+          ? {
+              subscriberId,
+              kind: 'failed',
+              smtpCode,
+              hardBounce: true,
+              logged: logged(error.message),
+            }
+          : { subscriberId, kind: 'deferred', smtpCode, logged: logged(error.message) };
       }
       const reason = failureReason(error);
       this.logger.error(`campaign ${campaignId}: message for ${subscriberId} failed: ${reason}`);
-      return { subscriberId, kind: 'failed', hardBounce: false, reason };
+      return { subscriberId, kind: 'failed', hardBounce: false, reason, logged: logged(reason) };
     }
   }
 
@@ -421,6 +438,20 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
         this.logger.warn(`recording outcomes failed, retrying in ${waitMs} ms: ${String(error)}`),
     }).then(() => this.guard.afterOutcomes(lease.run.accountId, lease.run.campaignId, outcomes));
   }
+}
+
+/** What the message log keeps of a message that never went out (skipped, or not built). */
+function unsent(
+  { campaign }: Pick<CampaignContent, 'campaign'>,
+  subscriber: RecipientRow,
+  reply?: string,
+): LoggedMessage {
+  return {
+    to: subscriber.email,
+    subject: null,
+    messageId: messageIdHeader(`${campaign.id}.${subscriber.id}`, campaign.fromAddress),
+    reply,
+  };
 }
 
 /** Longest failure reason kept on a ledger row. */

@@ -6,6 +6,7 @@ import { PgPool } from '../../platform/database/pg-pool';
 import { HeraldMetrics } from '../../platform/metrics/herald-metrics';
 import { SubscriberStatistics } from '../../subscribers/subscriber-statistics.service';
 import { MailEvents } from '../../stats/mail-events';
+import { CampaignMessageOutcome, MessageLog } from '../../messages/message-log';
 import { SuppressionList } from '../../suppression/suppression-list';
 import { campaignMailEvents } from '../core/campaign-events';
 import {
@@ -50,6 +51,7 @@ export class CampaignOutcomeWriter {
     private readonly suppressions: SuppressionList,
     private readonly mailEvents: MailEvents,
     private readonly metrics: HeraldMetrics,
+    private readonly messageLog: MessageLog,
   ) {}
 
   async record(run: RunIdentity, outcomes: Outcome[]): Promise<void> {
@@ -70,6 +72,13 @@ export class CampaignOutcomeWriter {
     }
     this.runs.addCounts(statement, run, ended.outcomes);
     this.mailEvents.addSendCounts(statement, accountId, at, ended.sends);
+    this.messageLog.addCampaignOutcomes(
+      statement,
+      accountId,
+      campaignId,
+      ended.logged,
+      loggedMessages(outcomes),
+    );
     const query = statement.build(
       `
       SELECT subscriber_id::text AS id, status, smtp_code AS "smtpCode",
@@ -110,6 +119,22 @@ function countedOutcomes(outcomes: Outcome[], rows: EndedRow[]) {
     failed: rows.filter((row) => row.status === 'failed').length,
     deferred: outcomes.filter((o) => o.kind === 'deferred' && !ended.has(o.subscriberId)).length,
   };
+}
+
+/** What the message log keeps of the outcomes that are messages (see Outcome's `logged`). */
+function loggedMessages(outcomes: Outcome[]): CampaignMessageOutcome[] {
+  const logged: CampaignMessageOutcome[] = [];
+  for (const o of outcomes) {
+    if (!o.logged) continue;
+    logged.push({
+      subscriberId: o.subscriberId,
+      recipient: o.logged.to,
+      subject: o.logged.subject,
+      messageId: o.logged.messageId,
+      reply: o.logged.reply ?? null,
+    });
+  }
+  return logged;
 }
 
 /** The outcome a row sent or failed ended with, as its mail events tell it. */

@@ -30,7 +30,10 @@ export type EndedRows = Relation<
 >;
 /** The messages of an outcome write the relay answered for good (`sends` of outcomesPart). */
 export type FinalSends = Relation<'subscriber_id' | 'delivered' | 'hard_bounce' | 'soft_bounce'>;
+/** Every row an outcome write wrote, deferrals included (`logged` of outcomesPart). */
+export type WrittenRows = Relation<'subscriber_id' | 'status' | 'skip_reason' | 'smtp_code'>;
 const ENDED_ROWS: EndedRows = relation('outcomes');
+const WRITTEN_ROWS: WrittenRows = relation('logged');
 const FINAL_SENDS: FinalSends = relation('sends');
 
 /**
@@ -109,15 +112,15 @@ export class CampaignLedgerRepository {
   /**
    * Adds the ledger's part of an outcome write to `statement` (see outcomesPart): the final
    * outcomes written onto the rows the run still holds, the temporary refusals deferred, and
-   * the relations `outcomes` (every row that ended) and `sends` (the messages the relay
-   * answered for good) that the counting parts read.
+   * the relations `outcomes` (every row that ended), `sends` (the messages the relay
+   * answered for good) and `logged` (every row written) that the other parts read.
    */
   addOutcomes(
     statement: ComposedStatement,
     run: RunIdentity,
     outcomes: Outcome[],
     policy: SmtpRetryPolicy,
-  ): { outcomes: EndedRows; sends: FinalSends } {
+  ): { outcomes: EndedRows; sends: FinalSends; logged: WrittenRows } {
     const final = outcomes.filter((o): o is FinalOutcome => o.kind !== 'deferred');
     const deferred = outcomes.filter((o) => o.kind === 'deferred');
     const p = (value: unknown) => statement.param(value);
@@ -158,7 +161,9 @@ export class CampaignLedgerRepository {
         ...deferrals,
       }),
     );
-    return { outcomes: ENDED_ROWS, sends: FINAL_SENDS };
+    // Without deferrals every row written ended: `outcomes` is every row written.
+    const logged: WrittenRows = deferred.length === 0 ? ENDED_ROWS : WRITTEN_ROWS;
+    return { outcomes: ENDED_ROWS, sends: FINAL_SENDS, logged };
   }
 
   /**

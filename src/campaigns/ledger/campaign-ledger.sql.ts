@@ -160,7 +160,9 @@ ${
     SELECT * FROM written
     UNION ALL
     -- A refusal past the retry horizon is final: a failure, counted as a soft bounce.
-    SELECT * FROM deferred WHERE status = 'failed'),`
+    SELECT * FROM deferred WHERE status = 'failed'),
+  -- Every row written, deferrals too (the message log records each attempt's end).
+  logged AS (SELECT * FROM written UNION ALL SELECT * FROM deferred),`
 }
   -- The messages the relay answered for good: what the recipients' and the days' statistics
   -- count as sent (a message that could not even be built never left).

@@ -3,8 +3,21 @@ import type { SkipReason } from '../../generated/prisma/client';
 /** Why a ledger row was skipped instead of sent (the skip_reason enum). */
 export type { SkipReason };
 
-/** What became of one claimed recipient. */
-export type Outcome =
+/**
+ * What the message log keeps of a message whose outcome is written (absent for rows that
+ * never became a message: an erased recipient's).
+ */
+export interface LoggedMessage {
+  to: string;
+  subject: string | null;
+  /** The Message-ID header. */
+  messageId: string;
+  /** The relay's reply, or why it could not be made. */
+  reply?: string;
+}
+
+/** What became of one claimed recipient; `logged` is what the message log keeps of it. */
+export type Outcome = (
   | { subscriberId: string; kind: 'delivered' }
   | {
       subscriberId: string;
@@ -17,7 +30,8 @@ export type Outcome =
   /** A 4xx or connection failure: stays claimed until the attempt ends, then pending again. */
   | { subscriberId: string; kind: 'deferred'; smtpCode?: number }
   /** Gone or no longer mailable since the snapshot: never sent. */
-  | { subscriberId: string; kind: 'skipped'; reason: SkipReason };
+  | { subscriberId: string; kind: 'skipped'; reason: SkipReason }
+) & { logged?: LoggedMessage };
 
 /** An outcome that ends the recipient's row (everything but a deferral). */
 export type FinalOutcome = Exclude<Outcome, { kind: 'deferred' }>;

@@ -10,12 +10,14 @@ import { ErrorDetail, ValidationFailedError } from '../../platform/errors/api-er
 import {
   MailDeliveryError,
   MailTransport,
+  messageIdHeader,
   withoutAddresses,
 } from '../../platform/mail/mail-transport';
 import { withinDeadline } from '../../platform/queue/within-deadline';
 import { SubscribersService } from '../../subscribers/subscribers.service';
 import { SuppressionList } from '../../suppression/suppression-list';
 import { CampaignRendering } from '../content/campaign-rendering';
+import { MessageLog } from '../../messages/message-log';
 
 /** The subject of every test message starts with this. */
 export const TEST_SUBJECT_PREFIX = '[Test] ';
@@ -46,6 +48,7 @@ export class CampaignTestSender {
     private readonly suppressions: SuppressionList,
     private readonly subscribers: SubscribersService,
     private readonly erasure: ErasureGuard,
+    private readonly messageLog: MessageLog,
   ) {}
 
   async send(caller: Principal, campaign: Campaign, emails: string[]): Promise<TestSendResult[]> {
@@ -80,23 +83,46 @@ export class CampaignTestSender {
     for (const address of addresses) {
       const subscriber = people.get(address);
       const rendered = await render.renderFor(subscriber ?? { email: address });
+      const id = newId();
+      const subject = TEST_SUBJECT_PREFIX + rendered.subject;
+      const messageId = `test.${campaign.id}.${id}`;
       const sending = this.transport.send({
         from: campaign.fromAddress,
         to: address,
-        subject: TEST_SUBJECT_PREFIX + rendered.subject,
+        subject,
         html: rendered.html,
         text: rendered.text,
         headers: { 'X-Herald-Test': 'true', 'X-Herald-Campaign': campaign.id },
-        messageId: `test.${campaign.id}.${newId()}`,
+        messageId,
         storageKey: subscriber?.id,
         dkim: sender?.dkim,
       });
-      results.push(
-        await withinDeadline(sending, TEST_SEND_DEADLINE_MS, 'the relay').then(
-          () => ({ email: address, status: 'sent' as const, error: null }),
-          (error: unknown) => ({ email: address, status: 'failed' as const, error: reason(error) }),
-        ),
+      const result = await withinDeadline(sending, TEST_SEND_DEADLINE_MS, 'the relay').then(
+        (receipt) => ({
+          email: address,
+          status: 'sent' as const,
+          error: null,
+          reply: receipt.response,
+        }),
+        (error: unknown) => ({ email: address, status: 'failed' as const, error: reason(error) }),
       );
+      await this.messageLog.recordFinished(
+        accountId,
+        {
+          id,
+          source: 'test',
+          recipient: address,
+          from: campaign.fromAddress,
+          subject,
+          messageId: messageIdHeader(messageId, campaign.fromAddress),
+          campaignId: campaign.id,
+          subscriberId: subscriber?.id ?? null,
+        },
+        'reply' in result
+          ? [{ type: 'sent' }, { type: 'delivered', smtpCode: 250, reason: result.reply }]
+          : [{ type: 'failed', reason: result.error }],
+      );
+      results.push({ email: result.email, status: result.status, error: result.error });
     }
     return results;
 

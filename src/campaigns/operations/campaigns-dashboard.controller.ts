@@ -14,6 +14,17 @@ export class CampaignsDashboardController {
     private readonly operations: CampaignOperationsService,
   ) {}
 
+  /** Recent campaigns' bounce and complaint rates against the reputation guard's limits. */
+  @Get('reputation')
+  reputation(@Caller() caller: Principal) {
+    return this.reports.reputation(caller);
+  }
+
+  @Get(':id/reputation')
+  campaignReputation(@Caller() caller: Principal, @Param('id') id: string) {
+    return this.reports.campaignReputation(caller, id);
+  }
+
   @Get(':id/audience')
   audience(@Caller() caller: Principal, @Param('id') id: string) {
     return this.reports.audience(caller, id);

@@ -18,6 +18,7 @@ const GRANTS: Record<Scope, string> = {
   'webhooks:write': 'Create, change and delete webhook endpoints; retry deliveries',
   'domains:read': 'Read sender domains and their DNS records',
   'domains:write': 'Add, verify, rotate and delete sender domains',
+  'messages:read': 'Look up sent messages and their events (the message log)',
 };
 
 export interface ScopeGroup {

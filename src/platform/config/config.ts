@@ -33,6 +33,11 @@ export interface HeraldConfig {
   dkim: DkimConfig | undefined;
   /** Inbound mail and provider webhooks (deliverability-config.ts). */
   deliverability: DeliverabilityConfig;
+  /**
+   * MESSAGE_RETENTION_DAYS: how long the message log keeps a message after its creation.
+   * Fractions are allowed (a test keeps messages for seconds).
+   */
+  messageRetentionDays: number;
   /** SMTP submission for applications (submission-config.ts); undefined when off. */
   submission: SubmissionConfig | undefined;
   /** DNS_SERVERS: the resolvers sender-domain checks ask (`ip` or `ip:port`); unset: the system's. */
@@ -226,6 +231,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     dkim: parseDkim(env),
     deliverability: parseDeliverability(env),
     submission: parseSubmission(env),
+    messageRetentionDays: parseRetentionDays(env.MESSAGE_RETENTION_DAYS),
     dnsServers: parseDnsServers(env.DNS_SERVERS),
     allowUnverifiedFrom: parseFlag(env, 'ALLOW_UNVERIFIED_FROM'),
     webhookAllowPrivate: parseFlag(env, 'WEBHOOK_ALLOW_PRIVATE'),
@@ -381,6 +387,18 @@ function parseInteger(
   const value = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
     throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseRetentionDays(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 30;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || value <= 0 || value > 36_500) {
+    throw new ConfigError(
+      'MESSAGE_RETENTION_DAYS',
+      `must be a number of days above 0 (fractions allowed), at most 36500, got "${raw}"`,
+    );
   }
   return value;
 }

@@ -336,3 +336,57 @@ export interface WebhookDelivery {
   next_attempt_at: string | null;
   created_at: string;
 }
+
+/** Hard bounces and complaints over delivered messages, as the reputation guard counts them. */
+export interface ReputationCounts {
+  delivered: number;
+  hard_bounces: number;
+  complaints: number;
+  bounce_rate: number;
+  complaint_rate: number;
+}
+
+/** A campaign's bounce and complaint rates (dashboard only). */
+export interface CampaignReputation extends ReputationCounts {
+  id: string;
+  name: string;
+  status: CampaignStatus;
+  paused_reason: PausedReason | null;
+  started_at: string | null;
+  /** The counts since the campaign last resumed: what the guard judges. */
+  judged: ReputationCounts;
+}
+
+/** When a campaign pauses itself (COMPLAINT_RATE_LIMIT, BOUNCE_RATE_LIMIT, RATE_GUARD_MIN_DELIVERED). */
+export interface ReputationLimits {
+  complaint_rate: number;
+  bounce_rate: number;
+  min_delivered: number;
+}
+
+/** One event of a message's timeline (GET /v1/messages/{id}). */
+export interface MessageEvent {
+  type: string;
+  at: string;
+  smtp_code?: number;
+  reason?: string;
+  url?: string;
+  machine?: boolean;
+}
+
+/** A message of the message log; `events` only on the detail. */
+export interface LoggedMessage {
+  id: string;
+  message_id: string | null;
+  source: 'campaign' | 'transactional' | 'automation' | 'test';
+  campaign_id: string | null;
+  automation_id: string | null;
+  automation_run_id: string | null;
+  subscriber_id: string | null;
+  recipient: string | null;
+  from: string;
+  subject: string | null;
+  status: string;
+  created_at: string;
+  events?: MessageEvent[];
+}

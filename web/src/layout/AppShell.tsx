@@ -5,6 +5,7 @@ import { useSession } from '../session';
 const NAV: { to: string; label: string; roles?: string[] }[] = [
   { to: '/overview', label: 'Overview' },
   { to: '/campaigns', label: 'Campaigns' },
+  { to: '/activity', label: 'Activity' },
   { to: '/templates', label: 'Templates' },
   { to: '/segments', label: 'Segments' },
   { to: '/subscribers', label: 'Subscribers' },

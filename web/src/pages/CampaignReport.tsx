@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import type { CampaignStats } from '../api/types';
 import { DataTable } from '../ui/DataTable';
 import { Definitions } from '../ui/Definitions';
@@ -20,6 +21,10 @@ export function CampaignReport({ stats }: { stats: CampaignStats }) {
   return (
     <section className="section" aria-labelledby="stats-title">
       <h2 id="stats-title">Report</h2>
+      <p>
+        <Link to={`/activity?campaign_id=${stats.id}`}>Every message of this campaign</Link>, with
+        what happened to each (Activity).
+      </p>
       <Definitions
         className="tiles tiles-rates"
         itemClassName="tile"

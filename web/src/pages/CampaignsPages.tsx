@@ -23,6 +23,7 @@ import { PagedTable } from '../ui/DataTable';
 import { useCursorPager } from '../ui/Pager';
 import { TimelineChart } from '../ui/TimelineChart';
 import { CampaignActions, CampaignPreview, ProgressNote } from './CampaignOperations';
+import { GuardPauseExplanation } from './ReputationGuard';
 import { CampaignReport } from './CampaignReport';
 import { StatusBadge } from './KeysPage';
 import { POSTAL_ADDRESS_HINT } from './SettingsPage';
@@ -308,6 +309,7 @@ export function CampaignDetailPage() {
           />
         }
       />
+      {data.paused_reason && <GuardPauseExplanation campaignId={data.id} />}
       {data.status !== 'draft' && (
         <section className="section" aria-labelledby="progress-title">
           <h2 id="progress-title">{PROGRESS_TITLES[data.status]}</h2>

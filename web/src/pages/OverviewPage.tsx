@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { useApi } from '../api/hooks';
 import type { AccountStats } from '../api/types';
 import { DailyChart } from '../ui/DailyChart';
@@ -6,6 +7,7 @@ import { Definitions } from '../ui/Definitions';
 import { formatCents, formatCount, formatRate } from '../ui/format';
 import { ErrorNotice, Loading } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
+import { RecentCampaignRates } from './ReputationGuard';
 
 const WINDOWS = [7, 30, 90] as const;
 
@@ -27,7 +29,14 @@ export function OverviewPage() {
     <>
       <PageHeader
         title="Overview"
-        description="What your mail did, day by day (UTC). Opens and clicks by machines (privacy proxies, link scanners) are left out."
+        description={
+          <>
+            What your mail did, day by day (UTC). Opens and clicks by machines (privacy proxies,
+            link scanners) are left out. Each message:{' '}
+            <Link to="/activity?source=transactional">transactional mail</Link>,{' '}
+            <Link to="/activity">all activity</Link>.
+          </>
+        }
         actions={
           <div className="segmented" role="group" aria-label="Window">
             {WINDOWS.map((window) => (
@@ -95,6 +104,7 @@ export function OverviewPage() {
               ]}
             />
           </section>
+          <RecentCampaignRates />
           <section className="section" aria-labelledby="audience-title">
             <h2 id="audience-title">Subscribers now</h2>
             <Definitions

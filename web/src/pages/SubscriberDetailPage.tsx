@@ -88,6 +88,12 @@ export function SubscriberDetailPage() {
         }
       />
       <Statistics subscriber={data} />
+      <p>
+        <Link to={`/activity?recipient=${encodeURIComponent(data.email)}`}>
+          Messages sent to {data.email}
+        </Link>{' '}
+        (Activity: campaigns, transactional mail and tests, with what happened to each).
+      </p>
       {editing ? (
         <EditSubscriber
           subscriber={data}
