@@ -6,7 +6,7 @@
 // CampaignMessageBuilder (merge fields, tracked links, open pixel, signed unsubscribe tokens,
 // List-Unsubscribe headers, VERP return path). Once the parent says go, each message is
 // composed by composeMime, DKIM-signed with the sender domain's key (opened from its sealed row
-// by DkimKeyVault) by nodemailer's DKIM signer, as MailTransport signs, and handed to a
+// by DkimKeyVault) by dkimSigned, as MailTransport signs, and handed to a
 // nodemailer SMTP pool the way MailTransport does (the pool's transport interface, no
 // composer) with the same pool options. So the bytes are Herald's, signature included, and the
 // signing, which no sender can do ahead (each signature covers the message's own headers and
@@ -21,7 +21,6 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
-import DKIM from 'nodemailer/lib/dkim';
 import type MailMessage from 'nodemailer/lib/mailer/mail-message';
 import { CampaignMessageBuilder } from '../../src/campaigns/content/campaign-message';
 import { RecipientTokens } from '../../src/message-refs/recipient-token';
@@ -34,6 +33,7 @@ import { PrismaClient } from '../../src/generated/prisma/client';
 import { withOptOut } from '../../src/campaigns/content/opt-out-footer';
 import { loadConfig } from '../../src/platform/config/config';
 import { KeyedHasher } from '../../src/platform/crypto/keyed-hasher';
+import { dkimSigned } from '../../src/platform/mail/dkim-signature';
 import { composeMime } from '../../src/platform/mail/mime-composer';
 import { messageIdHeader, OutgoingMessage } from '../../src/platform/mail/mail-transport';
 import { compileMessage, textFromHtml } from '../../src/templates/template-renderer';
@@ -79,13 +79,6 @@ async function senderIdentity(prisma: PrismaClient, accountId: string, from: str
     returnPathDomain: ready ? returnPathHost(key.domain.name) : undefined,
   };
   return identity;
-}
-
-/** As MailTransport's `signed`: the message through nodemailer's DKIM signer. */
-async function signed(raw: Buffer, key: SenderIdentity['dkim']): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of new DKIM(key).sign(raw)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 async function prepare(): Promise<Prepared[]> {
@@ -158,7 +151,7 @@ async function main(): Promise<void> {
     const composed = composeMime({ ...message, messageId });
     if (!composed) throw new Error('composeMime declined the campaign message');
     const envelope = { from: message.envelopeFrom ?? composed.fromAddress, to: [message.to] };
-    return { envelope, bytes: await signed(composed.raw, message.dkim!) };
+    return { envelope, bytes: await dkimSigned(composed.raw, message.dkim!) };
   };
   const sample = await finished(messages[0]);
   await new Promise<void>((go) => {

@@ -58,6 +58,11 @@ const server = new SMTPServer({
   },
 });
 
+// A sender that goes away mid-connection (a worker stopped after its send, a stalled step's
+// workers killed) resets its socket: that is the sender's business, not a reason for the sink
+// to crash while the bench cleans up.
+server.on('error', () => undefined);
+
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.server.address() as AddressInfo;
   process.send!({ type: 'listening', port });

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import { createHash } from 'node:crypto';
 import { Principal } from '../auth/principal';
 import { SenderDomainsService } from '../domains/sender-domains.service';
@@ -295,6 +295,9 @@ export class TransactionalService {
  * message replays, as the API's retry of the same body does.
  */
 async function submissionDigest(mime: Buffer): Promise<string> {
+  // Loaded on the first submission: the parser and its charset tables are a worker's largest
+  // module (5 MiB of heap) and only SMTP submission needs them on this path.
+  const { simpleParser } = await import('mailparser');
   const parsed = await simpleParser(mime, { skipHtmlToText: true, skipTextToHtml: true });
   const text = (value: ParsedMail['to']) => [value ?? []].flat().map((address) => address.text);
   const content = canonicalJson({

@@ -301,14 +301,14 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     subscriber: RecipientRow | undefined,
   ): Promise<void> {
     const outcome = await this.outcomeOf(content, lease, recorder, subscriberId, subscriber);
-    // Skips and build failures never held a connection: recorded like the rest, waited for
-    // here so the run ends only when every outcome is written.
+    // Skips never held a connection: recorded like the rest, waited for here so the run ends
+    // only when every outcome is written.
     if (outcome) await recorder.add(outcome);
   }
 
   /**
-   * A skip or a message that could not be built, returned for the caller to record; undefined
-   * when a message went to SMTP (recorded before its unrecorded slot is freed) or when the
+   * A skip, returned for the caller to record; undefined when a message went to SMTP or could
+   * not be built (either recorded before its slot is freed) or when the
    * lease stopped holding before it could start or end: checked when a connection is free for
    * it and again before its end, so a frozen or cut-off worker leaves at most one message per
    * connection whose fate is unknown.
@@ -324,24 +324,9 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
     // Checked at delivery time, not only at the snapshot: someone erased (their row is gone)
     // or who unsubscribed, bounced, complained or was suppressed since is skipped silently.
     if (!subscriber) return { subscriberId, kind: 'skipped', reason: 'erased' };
-    const { campaign, compiled, footer, sender } = content;
-    const unsent = (reply?: string): LoggedMessage => ({
-      to: subscriber.email,
-      subject: null,
-      messageId: messageIdHeader(`${campaign.id}.${subscriberId}`, campaign.fromAddress),
-      reply,
-    });
     const skip = skipReasonOf(subscriber.status, subscriber.suppressed);
-    if (skip) return { subscriberId, kind: 'skipped', reason: skip, logged: unsent() };
-    let message: OutgoingMessage;
-    try {
-      message = await this.messages.build(campaign, compiled, subscriber, footer, sender);
-    } catch (error) {
-      // A message that cannot even be built (a merge value the template chokes on) will not
-      // build on a retry either.
-      const reason = failureReason(error);
-      this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
-      return { subscriberId, kind: 'failed', hardBounce: false, reason, logged: unsent(reason) };
+    if (skip) {
+      return { subscriberId, kind: 'skipped', reason: skip, logged: unsent(content, subscriber) };
     }
     // The message ends (the relay takes it) only once an unrecorded slot is free and the lease
     // still holds, and that slot is held until its outcome is committed: a worker that dies or
@@ -350,12 +335,38 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
       lane: 'bulk',
       // A run whose outcomes cannot be written ends no more messages.
       holds: () => lease.holds && !recorder.failed,
-      send: (mayFinish) => this.send(campaign.id, subscriberId, message, mayFinish),
+      // Built once a connection is free for it, not when claimed: a run's window holds a
+      // hundred recipients waiting for the connections, and their built messages would wait
+      // with them, long enough to outlive the young generation and be promoted (a worker's
+      // memory and its collector's work grew with the window, not with its connections).
+      send: async (mayFinish) => {
+        const built = await this.build(content, subscriberId, subscriber);
+        if ('kind' in built) return built;
+        return this.send(content.campaign.id, subscriberId, built, mayFinish);
+      },
       record: async (outcome) => {
         if (outcome) await recorder.add(outcome);
       },
     });
     return undefined;
+  }
+
+  /** The recipient's message, or the failure to record when it cannot be built. */
+  private async build(
+    { campaign, compiled, footer, sender }: CampaignContent,
+    subscriberId: string,
+    subscriber: RecipientRow,
+  ): Promise<OutgoingMessage | Outcome> {
+    try {
+      return await this.messages.build(campaign, compiled, subscriber, footer, sender);
+    } catch (error) {
+      // A message that cannot even be built (a merge value the template chokes on) will not
+      // build on a retry either.
+      const reason = failureReason(error);
+      this.logger.error(`campaign ${campaign.id}: message for ${subscriberId} failed: ${reason}`);
+      const logged = unsent({ campaign }, subscriber, reason);
+      return { subscriberId, kind: 'failed', hardBounce: false, reason, logged };
+    }
   }
 
   /**
@@ -427,6 +438,20 @@ export class CampaignDeliveryProcessor extends QueueProcessor {
         this.logger.warn(`recording outcomes failed, retrying in ${waitMs} ms: ${String(error)}`),
     }).then(() => this.guard.afterOutcomes(lease.run.accountId, lease.run.campaignId, outcomes));
   }
+}
+
+/** What the message log keeps of a message that never went out (skipped, or not built). */
+function unsent(
+  { campaign }: Pick<CampaignContent, 'campaign'>,
+  subscriber: RecipientRow,
+  reply?: string,
+): LoggedMessage {
+  return {
+    to: subscriber.email,
+    subject: null,
+    messageId: messageIdHeader(`${campaign.id}.${subscriber.id}`, campaign.fromAddress),
+    reply,
+  };
 }
 
 /** Longest failure reason kept on a ledger row. */

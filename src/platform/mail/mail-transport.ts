@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
-import DKIM from 'nodemailer/lib/dkim';
 import type MailMessage from 'nodemailer/lib/mailer/mail-message';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
 import { HeraldMetrics } from '../metrics/herald-metrics';
 import { parseMailbox } from '../validation/mailbox.decorator';
+import { DkimKey, dkimSigned } from './dkim-signature';
 import { ComposedMime, composeMime, MimeContent } from './mime-composer';
 import { MayFinish, SendSlots } from './send-slots';
 
@@ -31,7 +31,7 @@ export interface OutgoingMessage extends Omit<MimeContent, 'messageId'> {
    * The key to sign this message with (its sender domain's); replaces the operator-wide
    * DKIM_* key, which signs only messages that bring none.
    */
-  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  dkim?: DkimKey;
   /**
    * The envelope sender (MAIL FROM, the Return-Path), where bounce reports go: a VERP address
    * naming this message. The From address when absent.
@@ -69,8 +69,6 @@ export class MailDeliveryError extends Error {
 
 /** A message abandoned before its end was sent: it never reached the relay. */
 class Abandoned extends Error {}
-
-type DkimKey = NonNullable<OutgoingMessage['dkim']>;
 
 /** SMTP pool size when SMTP_URL does not say (`?maxConnections=N`). */
 const DEFAULT_POOL_SIZE = 8;
@@ -175,7 +173,7 @@ export class MailTransport implements OnModuleDestroy {
       return (await mayFinish()) ? this.deliver(message, messageId, composed) : undefined;
     }
     const key = message.dkim ?? this.operatorKey;
-    const bytes = key ? await signed(composed.raw, key) : composed.raw;
+    const bytes = key ? await dkimSigned(composed.raw, key) : composed.raw;
     // The pool sends a message again over a new connection when a reused one turns out closed
     // (a 421) before its data: each try reads a stream of its own, and the end is asked once.
     let answer: Promise<boolean> | undefined;
@@ -315,13 +313,6 @@ function composedOf(message: OutgoingMessage, messageId: string): ComposedMime |
   return message.raw
     ? { raw: message.raw, fromAddress: parseMailbox(message.from) ?? message.from }
     : composeMime({ ...message, messageId });
-}
-
-/** The message signed with `key`, as nodemailer would sign it on its way out. */
-async function signed(raw: Buffer, key: DkimKey): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of new DKIM(key).sign(raw)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /**

@@ -27,7 +27,15 @@ export function moment(at: number): string {
  * clocks with them, so this bounds the whole file on a busy machine (a file took 11 minutes
  * while other suites ran beside it): it catches a hang, it is not the suite's budget.
  */
-export const CASE_TIMEOUT_MS = 900_000;
+export const CASE_TIMEOUT_MS = Math.max(900_000, AUDIENCE * 60);
+
+/**
+ * How long a case waits for `sent` after the fault: a hang's limit, which grows with the
+ * audience (20,000 signed messages beside other cases on two cores take minutes).
+ */
+function sentWithinMs(): number {
+  return Math.max(360_000, AUDIENCE * 30);
+}
 
 /**
  * Each message is signed (DKIM, the tenant's verified domain) and 8 to 20 KB: a fixed part,
@@ -165,7 +173,7 @@ async function strikeDuringSend(
   await strikeHappened;
   await striking;
   const recovered = fault.recover?.({ ...context, campaignId });
-  const stats = await rig.waitUntilSent(tenant, campaignId, fault.sentWithinMs ?? 360_000);
+  const stats = await rig.waitUntilSent(tenant, campaignId, fault.sentWithinMs ?? sentWithinMs());
   const msToSent = Date.now() - started;
   await recovered;
   await fault.settle?.({ ...context, campaignId });
