@@ -141,6 +141,36 @@ export async function tour(baseUrl: string, apiKey: string): Promise<Subscriber[
   });
   console.log({ bounced: bounced.data?.data.length, events: timeline.data?.events.length });
 
+  await herald.GET('/v1/automations');
+  await herald.POST('/v1/automations', {
+    body: {
+      name: 'Welcome series',
+      trigger: { type: 'subscriber_created' },
+      steps: [
+        { id: 'hello', type: 'send', template_id: id.path.id },
+        { id: 'pause', type: 'wait', seconds: 172_800 },
+      ],
+      reentry: 'never',
+    },
+  });
+  await herald.GET('/v1/automations/{id}', { params: id });
+  await herald.PATCH('/v1/automations/{id}', { params: id, body: { name: 'Welcome' } });
+  await herald.POST('/v1/automations/{id}/activate', { params: id });
+  await herald.POST('/v1/automations/{id}/pause', { params: id });
+  const funnel = await herald.GET('/v1/automations/{id}/stats', { params: id });
+  await herald.GET('/v1/automations/{id}/runs', { params: id });
+  const run = await herald.POST('/v1/automations/{id}/runs', {
+    params: id,
+    body: { subscriber_id: id.path.id },
+  });
+  await herald.GET('/v1/automation-runs/{id}', { params: id });
+  await herald.POST('/v1/automation-runs/{id}/cancel', { params: id });
+  await herald.DELETE('/v1/automations/{id}', { params: id });
+  await herald.POST('/v1/events', {
+    body: { name: 'trial_started', email: 'ada@example.com' },
+  });
+  console.log({ entered: funnel.data?.entered, run: run.data?.status });
+
   await herald.GET('/v1/domains');
   await herald.POST('/v1/domains', { body: { name: 'acme.example' } });
   await herald.GET('/v1/domains/{id}', { params: id });

@@ -53,7 +53,8 @@ export const APPEND_EVENTS = `
         ON m.account_id = $1
        AND m.id = coalesce(v.message_id,
                            (SELECT c.id FROM messages c
-                             WHERE c.source = 'campaign' AND c.campaign_id = v.campaign_id
+                             WHERE c.source IN ('campaign', 'automation')
+                               AND c.campaign_id = v.campaign_id
                                AND c.subscriber_id = v.subscriber_id))
   ),
   appended AS (
@@ -91,6 +92,14 @@ export interface CampaignPartParams {
  * write (reported twice, or by a run whose claim was taken over) logs nothing.
  */
 export const campaignMessagesPart = (p: CampaignPartParams, logged: string) => `
+  log_campaign AS (
+    -- An automation's send step is a hidden campaign: its messages are the automation's, each
+    -- of the run whose entry the step campaign serves.
+    SELECT c.from_address, c.automation_id, s.generation
+      FROM campaigns c
+      LEFT JOIN automation_step_campaigns s ON s.campaign_id = c.id
+     WHERE c.id = ${p.campaign}::uuid
+  ),
   log_values AS (
     SELECT * FROM unnest(${p.subscribers}::uuid[], ${p.ids}::uuid[], ${p.recipients}::text[],
                          ${p.hashes}::text[], ${p.subjects}::text[], ${p.headers}::text[],
@@ -110,14 +119,19 @@ export const campaignMessagesPart = (p: CampaignPartParams, logged: string) => `
      WHERE l.status <> 'skipped' OR l.skip_reason NOT IN ('erased', 'cancelled')
   ),
   logged_messages AS (
-    INSERT INTO messages (id, account_id, source, campaign_id, subscriber_id, recipient,
-                          recipient_hash, from_address, subject, header_message_id, status)
-    SELECT r.id, ${p.account}::uuid, 'campaign', ${p.campaign}::uuid, r.subscriber_id,
-           r.recipient, r.recipient_hash,
-           (SELECT from_address FROM campaigns WHERE id = ${p.campaign}::uuid),
-           r.subject, r.header_message_id, r.status
-      FROM log_rows r
-    ON CONFLICT (campaign_id, subscriber_id) WHERE source = 'campaign'
+    INSERT INTO messages (id, account_id, source, campaign_id, subscriber_id, automation_id,
+                          automation_run_id, recipient, recipient_hash, from_address, subject,
+                          header_message_id, status)
+    SELECT r.id, ${p.account}::uuid,
+           CASE WHEN lc.automation_id IS NULL THEN 'campaign' ELSE 'automation' END,
+           ${p.campaign}::uuid, r.subscriber_id, lc.automation_id,
+           (SELECT ar.id FROM automation_runs ar
+             WHERE ar.automation_id = lc.automation_id AND ar.subscriber_id = r.subscriber_id
+               AND ar.entry = lc.generation),
+           r.recipient, r.recipient_hash, lc.from_address, r.subject, r.header_message_id,
+           r.status
+      FROM log_rows r CROSS JOIN log_campaign lc
+    ON CONFLICT (campaign_id, subscriber_id) WHERE source IN ('campaign', 'automation')
     DO UPDATE SET status = excluded.status
     RETURNING id, subscriber_id
   ),

@@ -5,7 +5,7 @@ import { ApiKeysService } from '../auth/api-keys.service';
 import { EmailErasedError } from '../erasure/erasure-errors';
 import { ValidationFailedError } from '../platform/errors/api-errors';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter.service';
-import { RedisService } from '../platform/redis/redis.module';
+import { SharedStore } from '../platform/store/shared-store';
 import { IdempotencyConflictError } from '../transactional/idempotent-requests';
 import { TransactionalService } from '../transactional/transactional.service';
 import { readSubmittedMessage } from './submitted-message';
@@ -27,7 +27,7 @@ export class SubmissionService {
     private readonly keys: ApiKeysService,
     private readonly transactional: TransactionalService,
     private readonly rateLimiter: RateLimiter,
-    private readonly redis: RedisService,
+    private readonly store: SharedStore,
   ) {}
 
   /**
@@ -53,10 +53,10 @@ export class SubmissionService {
   /** Sends a submitted message to its envelope recipients; the 250's text. */
   async submit(caller: KeyPrincipal, recipients: string[], data: Buffer): Promise<string> {
     const message = readSubmittedMessage(data);
-    // The API takes sends with Redis away (the rate limit falls back to a count in this
-    // process, the sweep queues the job later); an SMTP client can keep the message and retry,
-    // so it is told 451 until the key's rate is counted where every process sees it again.
-    if (this.redis.status !== 'ready') throw replies.unavailable();
+    // The API takes sends with the shared store away (the rate limit falls back to a count in
+    // this process, the sweep queues the job later); an SMTP client can keep the message and
+    // retry, so it is told 451 until the key's rate is counted where every process sees it.
+    if (!this.store.connected()) throw replies.unavailable();
     // Each recipient is one send, counted as the API counts one.
     for (let i = 0; i < recipients.length; i++) {
       const verdict = await this.unlessAway(() =>

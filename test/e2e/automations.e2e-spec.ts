@@ -365,6 +365,20 @@ describe('automations (e2e)', () => {
         (await as('get', `/v1/automation-runs/${run.body.id}`)).body.status === 'completed',
     );
     await waitFor(() => mailTo('paused@flow.test').length === 1);
+    // The message log holds the send as the automation's, of this run.
+    const logged = await waitFor(async () => {
+      const page = await as('get', '/v1/messages?recipient=paused@flow.test').expect(200);
+      const data = page.body.data as { status: string }[];
+      return data.some((m) => m.status === 'delivered') ? data : undefined;
+    });
+    expect(logged).toEqual([
+      expect.objectContaining({
+        source: 'automation',
+        automation_id: id,
+        automation_run_id: run.body.id,
+        status: 'delivered',
+      }),
+    ]);
   });
 
   it('ends a run whose step an edit removed', async () => {

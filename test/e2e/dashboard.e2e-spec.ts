@@ -289,6 +289,9 @@ describe('dashboard API: people, sessions, CSRF, throttling, keys', () => {
         'stats',
         'webhooks',
         'domains',
+        'automations',
+        'events',
+        'messages',
       ]);
     });
 

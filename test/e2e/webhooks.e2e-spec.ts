@@ -168,6 +168,25 @@ describe('outbound webhooks', () => {
     sink.release();
     await call('post', '/v1/erasures').send({ email: 'dee@bounce.example' }).expect(200);
 
+    // Two automation runs enrolled by hand: one walks past its last step, an exit step ends
+    // the other. (Ada complained above, which ends her runs: they are Cy's.)
+    const cy = (await call('post', '/v1/subscribers').send({ email: 'cy@example.com' }).expect(201))
+      .body;
+    const ends: Record<string, object[]> = {
+      completed: [{ id: 'pause', type: 'wait', seconds: 1 }],
+      exited: [{ id: 'out', type: 'exit' }],
+    };
+    for (const [end, steps] of Object.entries(ends)) {
+      const flow = (
+        await call('post', '/v1/automations')
+          .send({ name: `Runs that end ${end}`, trigger: { type: 'manual' }, steps })
+          .expect(201)
+      ).body;
+      await call('post', `/v1/automations/${flow.id}/activate`).expect(200);
+      await call('post', `/v1/automations/${flow.id}/runs`)
+        .send({ subscriber_id: cy.id })
+        .expect(201);
+    }
     for (const type of WEBHOOK_EVENT_TYPES) await arrived(type);
     // Every request verified, and none carried an erased person's address.
     expect(receiver.received.every((r) => r.event !== undefined)).toBe(true);

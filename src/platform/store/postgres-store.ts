@@ -38,6 +38,10 @@ export class PostgresStore extends SharedStore {
     await this.pool.query(UNMARK, [key]);
   }
 
+  connected(): boolean {
+    return true;
+  }
+
   ping(): Promise<unknown> {
     return this.pool.query('SELECT 1');
   }

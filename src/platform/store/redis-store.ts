@@ -72,6 +72,10 @@ export class RedisStore extends SharedStore {
     await this.redis.del(key);
   }
 
+  connected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   ping(): Promise<unknown> {
     return this.redis.ping();
   }

@@ -45,6 +45,12 @@ export abstract class SharedStore {
   /** Removes a mark, so the next markIfAbsent sets it again. */
   abstract unmark(key: string): Promise<void>;
 
+  /**
+   * Whether the store is reachable as far as this process knows, without asking it: Redis's
+   * connection is up; PostgreSQL is taken as up (its outage shows on the next statement).
+   */
+  abstract connected(): boolean;
+
   /** Resolves when the store answers; rejects otherwise. */
   abstract ping(): Promise<unknown>;
 
