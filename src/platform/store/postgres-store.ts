@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { PgPool } from '../database/pg-pool';
 import { PeriodicService } from '../timing/periodic-task';
 import {
@@ -13,7 +13,7 @@ import {
   SWEEP_MARKS,
   UNMARK,
 } from './postgres-store.sql';
-import { CounterOptions, SharedStore, TokenBucket, TokenGrant } from './shared-store';
+import { CounterOptions, insuranceFor, SharedStore, TokenBucket, TokenGrant } from './shared-store';
 import { STORE_SWEEP_BATCH, STORE_SWEEP_EVERY_MS } from './store.settings';
 
 /**
@@ -46,19 +46,17 @@ export class PostgresStore extends SharedStore {
     return this.pool.query('SELECT 1');
   }
 
-  counter({ keyPrefix, points, duration, insured }: CounterOptions): RateLimiterPostgres {
+  counter(options: CounterOptions): RateLimiterPostgres {
     return new RateLimiterPostgres({
       storeClient: this.pool,
       storeType: 'pool',
       // Created by the migrations, in the layout the library expects.
       tableName: COUNTERS_TABLE,
       tableCreated: true,
-      keyPrefix,
-      points,
-      duration,
-      insuranceLimiter: insured
-        ? new RateLimiterMemory({ keyPrefix, points, duration })
-        : undefined,
+      keyPrefix: options.keyPrefix,
+      points: options.points,
+      duration: options.duration,
+      insuranceLimiter: insuranceFor(options),
     });
   }
 

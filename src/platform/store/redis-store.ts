@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { RedisService } from '../redis/redis.module';
-import { CounterOptions, SharedStore, TokenBucket, TokenGrant } from './shared-store';
+import { CounterOptions, insuranceFor, SharedStore, TokenBucket, TokenGrant } from './shared-store';
 
 /**
  * Takes from every bucket (KEYS) in one script, so a token is counted against all or none.
@@ -80,15 +80,13 @@ export class RedisStore extends SharedStore {
     return this.redis.ping();
   }
 
-  counter({ keyPrefix, points, duration, insured }: CounterOptions): RateLimiterRedis {
+  counter(options: CounterOptions): RateLimiterRedis {
     return new RateLimiterRedis({
       storeClient: this.redis,
-      keyPrefix,
-      points,
-      duration,
-      insuranceLimiter: insured
-        ? new RateLimiterMemory({ keyPrefix, points, duration })
-        : undefined,
+      keyPrefix: options.keyPrefix,
+      points: options.points,
+      duration: options.duration,
+      insuranceLimiter: insuranceFor(options),
     });
   }
 

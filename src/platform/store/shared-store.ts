@@ -1,4 +1,4 @@
-import type { RateLimiterStoreAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 
 /** A rate-limiter-flexible counter: `points` per `duration` seconds under `keyPrefix`. */
 export interface CounterOptions {
@@ -10,6 +10,11 @@ export interface CounterOptions {
    * the request (the library's insurance limiter).
    */
   insured?: boolean;
+}
+
+/** The in-process count an insured counter falls back on while its store cannot answer. */
+export function insuranceFor({ keyPrefix, points, duration, insured }: CounterOptions) {
+  return insured ? new RateLimiterMemory({ keyPrefix, points, duration }) : undefined;
 }
 
 /** A token bucket refilled at `perMinute` tokens a minute; 0: no limit. */
