@@ -387,12 +387,14 @@ export const addStepRecipients = (
 
 /**
  * Whether each (campaign, subscriber) was opened or clicked by a person (machine activity
- * never stamps the ledger), for automation conditions.
+ * never stamps the ledger), for automation conditions. A person's click counts as an open too:
+ * whoever followed a link in the message read it, even with its images (the pixel) blocked.
  */
 export const activityOf = (accountId: AccountId, campaignIds: string[], subscriberIds: string[]) =>
   Prisma.sql`
   SELECT r.campaign_id::text, r.subscriber_id::text,
-         r.opened_at IS NOT NULL AS opened, r.clicked_at IS NOT NULL AS clicked
+         (r.opened_at IS NOT NULL OR r.clicked_at IS NOT NULL) AS opened,
+         r.clicked_at IS NOT NULL AS clicked
     FROM unnest(${campaignIds}::uuid[], ${subscriberIds}::uuid[]) AS p(campaign_id, subscriber_id)
     JOIN campaign_recipients r
       ON r.campaign_id = p.campaign_id AND r.subscriber_id = p.subscriber_id
