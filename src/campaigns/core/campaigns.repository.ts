@@ -57,14 +57,23 @@ export class CampaignsRepository {
     });
   }
 
+  /** Any campaign of the account, the hidden ones behind automation send steps included. */
   findById(accountId: AccountId, id: string): Promise<Campaign | null> {
     return this.prisma.campaign.findFirst({ where: { accountId, id } });
   }
 
-  /** The `count` campaigns that started sending most recently, newest first. */
+  /**
+   * A campaign the account's people and clients see: not one behind an automation's send step,
+   * which is the automation's own and reached only through it.
+   */
+  findVisible(accountId: AccountId, id: string): Promise<Campaign | null> {
+    return this.prisma.campaign.findFirst({ where: { accountId, id, automationId: null } });
+  }
+
+  /** The `count` campaigns that started sending most recently, newest first (none hidden). */
   recentlyStarted(accountId: AccountId, count: number): Promise<Campaign[]> {
     return this.prisma.campaign.findMany({
-      where: { accountId, startedAt: { not: null } },
+      where: { accountId, startedAt: { not: null }, automationId: null },
       orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
       take: count,
     });
@@ -264,10 +273,9 @@ export class CampaignsRepository {
     accountId: AccountId,
     id: string,
     limits: sql.RateLimits,
+    db: Db = this.prisma,
   ): Promise<GuardPause | undefined> {
-    const [row] = await this.prisma.$queryRaw<GuardPause[]>(
-      sql.pauseIfPastLimits(accountId, id, limits),
-    );
+    const [row] = await db.$queryRaw<GuardPause[]>(sql.pauseIfPastLimits(accountId, id, limits));
     return row;
   }
 
@@ -331,6 +339,17 @@ export class CampaignsRepository {
     return row.batch;
   }
 
+  /**
+   * An automation activated again: those of its hidden campaigns that were paused (only the
+   * reputation guard pauses them) send again, judged from a new baseline (sql.resume). Returns
+   * the ids of those it resumed.
+   */
+  async resumeStepCampaigns(accountId: AccountId, ids: string[], tx: Db): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await tx.$queryRaw<{ id: string }[]>(sql.resumeStepCampaigns(accountId, ids));
+    return rows.map((row) => row.id);
+  }
+
   /** A deleted automation's hidden campaigns stop: cancelled, their unsent rows skipped. */
   async cancelStepCampaigns(accountId: AccountId, ids: string[], tx: Db): Promise<void> {
     if (ids.length === 0) return;
@@ -350,6 +369,8 @@ export interface GuardPause {
   delivered: number;
   bounces: number;
   complaints: number;
+  /** Set when the campaign is the hidden one behind an automation's send step. */
+  automation_id: string | null;
 }
 
 interface CheckpointRow {

@@ -207,7 +207,8 @@ export class CampaignsService {
   }
 
   private async findWithoutCounters(accountId: AccountId, id: string): Promise<Campaign> {
-    const campaign = isUuid(id) ? await this.campaigns.findById(accountId, id) : null;
+    // The hidden campaigns behind automation send steps answer 404 like any unknown id.
+    const campaign = isUuid(id) ? await this.campaigns.findVisible(accountId, id) : null;
     if (!campaign) throw new NotFoundError('campaign');
     return campaign;
   }

@@ -121,7 +121,7 @@ export class CampaignOperationsService {
     // judges what is sent from here (CampaignsRepository.resume).
     const row = await this.campaigns.resume(caller.accountId, id);
     if (!row) {
-      const now = await this.campaigns.findById(caller.accountId, id);
+      const now = await this.campaigns.findVisible(caller.accountId, id);
       if (!now) throw new NotFoundError('campaign');
       throw new CampaignStateConflictError('resumed', now.status);
     }
@@ -242,7 +242,7 @@ export class CampaignOperationsService {
     }
     const moved = await this.campaigns.transition(caller.accountId, current.id, transition);
     if (moved) return this.campaignsService.present(moved);
-    const now = await this.campaigns.findById(caller.accountId, current.id);
+    const now = await this.campaigns.findVisible(caller.accountId, current.id);
     if (!now) throw new NotFoundError('campaign');
     throw new CampaignStateConflictError(operation, now.status);
   }

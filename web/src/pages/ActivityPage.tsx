@@ -204,16 +204,25 @@ export function MessageDetailPage() {
           ['Recipient', data.recipient ?? 'Erased'],
           ['From', data.from],
           ['Message-ID', <code key="mid">{data.message_id ?? '—'}</code>],
-          [
-            'Campaign',
-            data.campaign_id ? (
-              <Link key="campaign" to={`/campaigns/${data.campaign_id}`}>
-                Open the campaign
-              </Link>
-            ) : (
-              '—'
-            ),
-          ],
+          // An automation's message goes through a hidden campaign of its send step, which
+          // has no page of its own: the automation is where it belongs.
+          data.source === 'automation' && data.automation_id
+            ? [
+                'Automation',
+                <Link key="automation" to={`/automations/${data.automation_id}`}>
+                  Open the automation
+                </Link>,
+              ]
+            : [
+                'Campaign',
+                data.campaign_id ? (
+                  <Link key="campaign" to={`/campaigns/${data.campaign_id}`}>
+                    Open the campaign
+                  </Link>
+                ) : (
+                  '—'
+                ),
+              ],
           [
             'Subscriber',
             data.subscriber_id ? (
