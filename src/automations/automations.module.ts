@@ -8,6 +8,7 @@ import { AutomationsRepository } from './definition/automations.repository';
 import { AutomationsService } from './definition/automations.service';
 import { AutomationErasure } from './engine/automation-erasure';
 import { AutomationExits } from './engine/automation-exits';
+import { AutomationGuardPauses } from './engine/automation-guard-pauses';
 import { AutomationEngine } from './engine/automation-engine';
 import { AutomationEnrolment } from './runs/automation-enrolment';
 import { AutomationRunEvents } from './runs/automation-run-events';
@@ -26,8 +27,9 @@ import { AutomationTriggersRepository } from './triggers/automation-triggers.rep
 
 /**
  * The automations data layer, shared by the API and the workers: the repositories of its
- * tables, enrolment, run events, the segment baseline of an activation and the erasure
- * participant (every process that erases needs it).
+ * tables, enrolment, run events, the segment baseline of an activation, the erasure
+ * participant (every process that erases needs it) and the owner of step campaigns the
+ * reputation guard pauses (every process that runs the guard needs it).
  */
 @Module({
   imports: [CampaignsCoreModule, TemplatesModule, SenderDomainsCoreModule],
@@ -40,6 +42,7 @@ import { AutomationTriggersRepository } from './triggers/automation-triggers.rep
     AutomationRunEvents,
     AutomationSegmentBaseline,
     AutomationErasure,
+    AutomationGuardPauses,
   ],
   exports: [
     AutomationsRepository,

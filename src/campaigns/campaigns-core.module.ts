@@ -19,6 +19,7 @@ import { CampaignsRepository } from './core/campaigns.repository';
 import { CampaignHalts } from './core/campaign-halts';
 import { ReputationGuard } from './core/reputation-guard';
 import { AutomationStepSends } from './core/automation-step-sends';
+import { StepCampaignPauses } from './core/step-campaign-pauses';
 
 /** The other domains the data layer uses, passed on to both campaign modules. */
 const DOMAINS = [
@@ -46,6 +47,7 @@ const DATA_LAYER = [
   CampaignHalts,
   ReputationGuard,
   AutomationStepSends,
+  StepCampaignPauses,
 ];
 
 /**

@@ -259,6 +259,7 @@ describe('campaigns.sql', () => {
       delivered: 20,
       bounces: 4,
       complaints: 3,
+      automation_id: null,
     });
     expect(await campaigns.pauseIfPastLimits(accountId, campaign.id, limits)).toBeUndefined();
 

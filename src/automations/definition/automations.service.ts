@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Automation, Prisma } from '../../generated/prisma/client';
 import { AuditLog } from '../../audit/audit-log';
 import { Principal } from '../../auth/principal';
@@ -44,6 +44,8 @@ import { AutomationColumns, AutomationsRepository } from './automations.reposito
  */
 @Injectable()
 export class AutomationsService {
+  private readonly logger = new Logger(AutomationsService.name);
+
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
     private readonly prisma: PrismaService,
@@ -149,11 +151,16 @@ export class AutomationsService {
   /**
    * draft or paused → active. Only what happens from now on enrols: the segment members of
    * now are the baseline of segment entry, and subscribers created before now never enter.
-   * Steps that fell due while paused run at once.
+   * Steps that fell due while paused run at once, and step campaigns the reputation guard
+   * paused (which paused the automation) send again, judged from here on.
    */
   async activate(caller: Principal, id: string): Promise<AutomationResponse> {
     await this.find(caller.accountId, id);
+    let resumed: string[] = [];
     const row = await this.prisma.$transaction(async (tx) => {
+      // Campaign rows first, then the automation's: the order the guard's pause takes them in.
+      const campaigns = await this.automations.stepCampaigns(id, tx);
+      resumed = await this.sends.resumePaused(caller.accountId, [...campaigns.values()].flat(), tx);
       const now = new Date();
       const activated = await this.automations.transition(
         caller.accountId,
@@ -170,6 +177,10 @@ export class AutomationsService {
     await this.audit.recordBy(caller, {
       action: 'automation.activated',
       metadata: { automation_id: id },
+    });
+    await this.sends.redeliver(caller.accountId, resumed).catch((error: unknown) => {
+      // The campaign watchdog finds their pending messages instead.
+      this.logger.warn(`automation ${id}: resumed sends not queued yet: ${String(error)}`);
     });
     return presentAutomation(row);
   }

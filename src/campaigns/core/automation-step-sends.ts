@@ -6,6 +6,7 @@ import { StatsService } from '../../stats/stats.service';
 import { CampaignLedgerRepository } from '../ledger/campaign-ledger.repository';
 import { CampaignSendQueue } from './campaign-send-queue';
 import { CampaignsRepository } from './campaigns.repository';
+import { RESUME_RECHECK_MS } from './campaigns.settings';
 
 /** What one send step of an automation mails. */
 export interface StepContent {
@@ -147,6 +148,28 @@ export class AutomationStepSends {
       total.clicks += engagement.clicks;
     }
     return total;
+  }
+
+  /**
+   * The automation was activated again: those of its step campaigns the reputation guard
+   * paused send again, in the caller's transaction. Returns the ones to hand to `redeliver`
+   * once it has committed.
+   */
+  resumePaused(accountId: AccountId, campaignIds: string[], tx: Db): Promise<string[]> {
+    return this.campaigns.resumeStepCampaigns(accountId, campaignIds, tx);
+  }
+
+  /**
+   * The waiting messages of resumed step campaigns, queued again: the fan-out re-enqueues each
+   * unfinished batch, now and once more a little later for a batch whose job was still
+   * finishing its last messages when the campaign paused. Losing this call loses no mail: the
+   * campaign watchdog finds the pending rows.
+   */
+  async redeliver(accountId: AccountId, campaignIds: string[]): Promise<void> {
+    for (const id of campaignIds) {
+      await this.queue.enqueueFanout(accountId, id);
+      await this.queue.enqueueFanoutLater(accountId, id, RESUME_RECHECK_MS);
+    }
   }
 
   /** A deleted automation's campaigns: nothing more of theirs is sent. */

@@ -220,24 +220,35 @@ export const pauseIfPastLimits = (accountId: AccountId, id: string, limits: Rate
      WHERE c.id = j.id AND c.account_id = ${accountId}::uuid AND c.status = 'sending'
        AND j.reason IS NOT NULL
     RETURNING c.id::text, c.name, c.status::text, c.paused_reason::text AS paused_reason,
-              j.delivered::int, j.bounces::int, j.complaints::int`;
+              j.delivered::int, j.bounces::int, j.complaints::int,
+              c.automation_id::text AS automation_id`;
 
 /**
- * paused → sending. What the guard judges starts again from here: the counts so far become its
- * baseline, so a campaign resumed after the guard paused it is judged on what it sends next,
- * not paused again at once for what it sent before.
+ * paused → sending, of `campaigns c`. What the guard judges starts again from here: the counts
+ * so far become its baseline, so a campaign resumed after the guard paused it is judged on what
+ * it sends next, not paused again at once for what it sent before.
  */
+const RESUMED = Prisma.sql`
+  status = 'sending', paused_reason = NULL, updated_at = now(), progress_at = now(),
+  guard_since_delivered = c.delivered_count + coalesce(
+    (SELECT sum(d.delivered) FROM campaign_delivery_runs d
+      WHERE d.campaign_id = c.id AND d.account_id = c.account_id), 0),
+  guard_since_bounces = c.bounce_count + coalesce(
+    (SELECT sum(d.hard_bounces) FROM campaign_delivery_runs d
+      WHERE d.campaign_id = c.id AND d.account_id = c.account_id), 0),
+  guard_since_complaints = c.complaint_count`;
+
+/** A paused campaign sends again (see RESUMED). */
 export const resume = (accountId: AccountId, id: string) => Prisma.sql`
-  UPDATE campaigns c
-     SET status = 'sending', paused_reason = NULL, updated_at = now(), progress_at = now(),
-         guard_since_delivered = c.delivered_count + coalesce(
-           (SELECT sum(d.delivered) FROM campaign_delivery_runs d
-             WHERE d.campaign_id = c.id AND d.account_id = c.account_id), 0),
-         guard_since_bounces = c.bounce_count + coalesce(
-           (SELECT sum(d.hard_bounces) FROM campaign_delivery_runs d
-             WHERE d.campaign_id = c.id AND d.account_id = c.account_id), 0),
-         guard_since_complaints = c.complaint_count
+  UPDATE campaigns c SET ${RESUMED}
    WHERE c.account_id = ${accountId}::uuid AND c.id = ${id}::uuid AND c.status = 'paused'`;
+
+/** These automation step campaigns, where paused, send again (see RESUMED); their ids. */
+export const resumeStepCampaigns = (accountId: AccountId, ids: string[]) => Prisma.sql`
+  UPDATE campaigns c SET ${RESUMED}
+   WHERE c.account_id = ${accountId}::uuid AND c.id = ANY(${ids}::uuid[])
+     AND c.automation_id IS NOT NULL AND c.status = 'paused'
+  RETURNING c.id::text`;
 
 /** Numbers the next delivery batch of an automation step's campaign for `count` recipients. */
 export const nextStepBatch = (accountId: AccountId, id: string, count: number) => Prisma.sql`

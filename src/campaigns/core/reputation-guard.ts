@@ -3,6 +3,7 @@ import type { FeedbackKind } from '../../message-refs/feedback-report';
 import { HeraldConfig } from '../../platform/config/config';
 import { CONFIG } from '../../platform/config/config.module';
 import type { AccountId } from '../../platform/database/account-id';
+import { PrismaService } from '../../platform/database/prisma.service';
 import { PeriodicService } from '../../platform/timing/periodic-task';
 import type { Outcome } from '../ledger/recipient-outcome';
 import { CampaignEvents } from './campaign-events';
@@ -10,13 +11,17 @@ import { CampaignHalts } from './campaign-halts';
 import { CampaignsRepository } from './campaigns.repository';
 import { REPUTATION_CHECK_MS } from './campaigns.settings';
 import type { RateLimits } from './campaigns.sql';
+import { StepCampaignPauses } from './step-campaign-pauses';
 
 /**
  * Stops a send that is burning the sender's reputation: a campaign whose complaints or hard
  * bounces over its delivered messages pass COMPLAINT_RATE_LIMIT or BOUNCE_RATE_LIMIT, once at
  * least RATE_GUARD_MIN_DELIVERED were delivered, pauses itself (`paused_reason` says which),
  * halts this process's runs of it at once (the others on their next status read, as for a
- * person's pause) and publishes `campaign.paused`.
+ * person's pause) and publishes `campaign.paused`. The hidden campaign of an automation's send
+ * step is judged the same way, but it is the automation's: its pause pauses the automation in
+ * the same transaction (StepCampaignPauses), and no campaign event tells of a campaign that no
+ * client can see.
  *
  * Outcome writes and feedback only note that a campaign's counts moved; the check runs apart,
  * every REPUTATION_CHECK_MS, once per noted campaign, so the send's hot path gains no work and
@@ -30,7 +35,9 @@ export class ReputationGuard extends PeriodicService {
 
   constructor(
     @Inject(CONFIG) config: HeraldConfig,
+    private readonly prisma: PrismaService,
     private readonly campaigns: CampaignsRepository,
+    private readonly stepCampaigns: StepCampaignPauses,
     private readonly events: CampaignEvents,
     private readonly halts: CampaignHalts,
   ) {
@@ -74,7 +81,13 @@ export class ReputationGuard extends PeriodicService {
   }
 
   private async check(accountId: AccountId, campaignId: string): Promise<void> {
-    const paused = await this.campaigns.pauseIfPastLimits(accountId, campaignId, this.limits);
+    const paused = await this.prisma.$transaction(async (tx) => {
+      const row = await this.campaigns.pauseIfPastLimits(accountId, campaignId, this.limits, tx);
+      if (row?.automation_id) {
+        await this.stepCampaigns.guardPaused(accountId, row.automation_id, row.paused_reason, tx);
+      }
+      return row;
+    });
     if (!paused) return;
     this.halts.halt(campaignId);
     this.logger.warn(
@@ -82,6 +95,8 @@ export class ReputationGuard extends PeriodicService {
         `${paused.complaints} complaints and ${paused.bounces} hard bounces ` +
         `over ${paused.delivered} delivered`,
     );
-    await this.events.statusChanged(accountId, campaignId, 'campaign.paused');
+    if (!paused.automation_id) {
+      await this.events.statusChanged(accountId, campaignId, 'campaign.paused');
+    }
   }
 }
