@@ -117,12 +117,15 @@ export const CAMPAIGN_LINKS = `
 
 /**
  * The campaign a person clicked last, between $3 − $4 days and $3. $1 account, $2 subscriber.
+ * Clicks in automation mail are on the hidden campaign of a send step, which is no campaign
+ * a client can name or read: they are passed over.
  */
 export const LAST_CLICKED_CAMPAIGN = `
-  SELECT campaign_id::text FROM campaign_link_clickers
-   WHERE account_id = $1 AND subscriber_id = $2::uuid
-     AND last_at <= $3::timestamptz AND last_at > $3::timestamptz - make_interval(days => $4)
-   ORDER BY last_at DESC
+  SELECT k.campaign_id::text FROM campaign_link_clickers k
+    JOIN campaigns c ON c.id = k.campaign_id AND c.account_id = k.account_id
+   WHERE k.account_id = $1 AND k.subscriber_id = $2::uuid AND c.automation_id IS NULL
+     AND k.last_at <= $3::timestamptz AND k.last_at > $3::timestamptz - make_interval(days => $4)
+   ORDER BY k.last_at DESC
    LIMIT 1`;
 
 /**

@@ -1,3 +1,4 @@
+import { newId } from '../../src/platform/crypto/ids';
 import { ComposedStatement, relation } from '../../src/platform/database/composed-statement';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
 import { PgPool } from '../../src/platform/database/pg-pool';
@@ -156,6 +157,11 @@ describe('stats.sql', () => {
     await stats.countLinkClick(ctx.prisma, accountId, first.id, eve.id, 'https://z.test/', true);
     const soon = new Date(Date.now() + 60_000);
 
+    expect(await stats.lastClickedCampaign(ctx.prisma, accountId, eve.id, soon, 7)).toBe(second.id);
+    // A click in an automation's message is on the hidden campaign of its send step, which
+    // is no campaign a client can see: the credit stays with the last campaign clicked.
+    const step = await ctx.make.campaign(accountId, { automationId: newId() });
+    await stats.countLinkClick(ctx.prisma, accountId, step.id, eve.id, 'https://w.test/', false);
     expect(await stats.lastClickedCampaign(ctx.prisma, accountId, eve.id, soon, 7)).toBe(second.id);
     const before = new Date(Date.now() - 60 * 60_000);
     expect(await stats.lastClickedCampaign(ctx.prisma, accountId, eve.id, before, 7)).toBeNull();
