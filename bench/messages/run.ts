@@ -57,6 +57,7 @@ const SECONDARY_INDEXES = [
   'messages_account_id_created_at_id_idx',
   'messages_account_id_recipient_hash_created_at_id_idx',
   'messages_campaign_recipient_key',
+  'messages_account_id_subscriber_id_idx',
 ];
 
 async function seed(db: Client, accountId: string, otherId: string): Promise<void> {
