@@ -8,6 +8,13 @@
 // and p99 of each and the ratio of the p99s; targets: p99 < 100 ms for the search and the page,
 // < 20 ms for GET by id.
 //
+// Latency on a shared machine says as much about the machine as about Herald, so the run also
+// prints what does not depend on it: the load average while measuring; Herald's own answer
+// times (its request histogram, from /metrics: the share answered within 5, 10 and 25 ms);
+// the CPU each kind of request costs Herald's process and its PostgreSQL backends (from /proc,
+// when PostgreSQL runs on this machine); and the plans, with buffers, of GET by id and of an
+// erasure (rolled back).
+//
 // Data: two accounts (the bench's with 900,000 messages to 150,000 recipients over 30 days, and
 // another with 100,000), five events per message. Seeded in SQL with generate_series into the
 // tables as the migration made them, with the secondary indexes built after the rows (as a
@@ -21,7 +28,8 @@
 // BENCH_MESSAGES (1000000), PG_SERVER, REDIS_URL.
 
 import { Client } from 'pg';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import * as sql from '../../src/messages/messages.sql';
 import { KeyedHasher, normalizeEmail } from '../../src/platform/crypto/keyed-hasher';
@@ -57,6 +65,7 @@ const SECONDARY_INDEXES = [
   'messages_account_id_created_at_id_idx',
   'messages_account_id_recipient_hash_created_at_id_idx',
   'messages_campaign_recipient_key',
+  'messages_account_id_subscriber_id_idx',
 ];
 
 async function seed(db: Client, accountId: string, otherId: string): Promise<void> {
@@ -158,8 +167,15 @@ async function requests(db: Client, accountId: string): Promise<Request[]> {
     out.push({
       kind: 'get',
       path: `/v1/messages/${id}`,
+      // Prepared by name, as Herald runs it straight to PostgreSQL.
       direct: async (client) =>
-        (await client.query<{ id: string }>(sql.GET_MESSAGE, [accountId, id, keptAfter()])).rows,
+        (
+          await client.query<{ id: string }>({
+            name: sql.GET_MESSAGE_NAME,
+            text: sql.GET_MESSAGE,
+            values: [accountId, id, keptAfter()],
+          })
+        ).rows,
     });
   }
   return out;
@@ -215,6 +231,130 @@ async function checkSame(url: string, key: string, db: Client, list: Request[]) 
   }
 }
 
+// ---- server-side evidence ---------------------------------------------------------------
+
+/** CPU seconds a process has used (user + system), from /proc; undefined where there is none. */
+function cpuSeconds(pid: number): number | undefined {
+  const path = `/proc/${pid}/stat`;
+  if (!existsSync(path)) return undefined;
+  // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks
+  // (a hundredth of a second on Linux).
+  const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Herald's connections to the bench database (server process ids), not the bench's own. */
+async function heraldBackends(db: Client): Promise<number[]> {
+  const { rows } = await db.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND pid <> pg_backend_pid()
+        AND backend_type = 'client backend'`,
+  );
+  return rows.map((row) => row.pid);
+}
+
+/**
+ * CPU milliseconds per request of one kind: Herald's process, and its PostgreSQL backends
+ * (only when PostgreSQL runs here, where its processes' /proc entries can be read, and none
+ * of them closed meanwhile, taking its CPU time with it).
+ */
+async function cpuPerRequest(
+  url: string,
+  key: string,
+  db: Client,
+  apiPid: number,
+  list: Request[],
+): Promise<{ herald: number; postgres: number | undefined }> {
+  const backends = await heraldBackends(db);
+  // Undefined when a backend's /proc entry cannot be read (PostgreSQL runs elsewhere).
+  const total = (pids: number[]) => {
+    const values = pids.map(cpuSeconds);
+    if (values.length === 0 || values.includes(undefined)) return undefined;
+    return values.reduce<number>((sum, value) => sum + (value ?? 0), 0);
+  };
+  const herald0 = cpuSeconds(apiPid) ?? 0;
+  const postgres0 = total(backends);
+  await measureHerald(url, key, list);
+  const herald1 = cpuSeconds(apiPid) ?? 0;
+  const same = (await heraldBackends(db)).sort().join() === [...backends].sort().join();
+  const postgres1 = same ? total(backends) : undefined;
+  return {
+    herald: ((herald1 - herald0) * 1000) / list.length,
+    postgres:
+      postgres0 === undefined || postgres1 === undefined
+        ? undefined
+        : ((postgres1 - postgres0) * 1000) / list.length,
+  };
+}
+
+interface RouteTimes {
+  buckets: Map<string, number>;
+  count: number;
+  sum: number;
+}
+
+/** Herald's request-duration histogram of GET routes, by route, as /metrics shows it. */
+async function answerTimes(url: string): Promise<Map<string, RouteTimes>> {
+  const token = process.env.METRICS_TOKEN;
+  const response = await fetch(`${url}/metrics`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  const out = new Map<string, RouteTimes>();
+  const line = /^herald_http_request_duration_seconds_(bucket|sum|count)\{(.*)\} (\S+)$/;
+  for (const match of (await response.text()).split('\n').map((text) => line.exec(text))) {
+    if (!match || !match[2].includes('method="GET"')) continue;
+    const route = /route="([^"]*)"/.exec(match[2])?.[1] ?? '';
+    const entry = out.get(route) ?? { buckets: new Map<string, number>(), count: 0, sum: 0 };
+    const value = Number(match[3]);
+    if (match[1] === 'bucket') entry.buckets.set(/le="([^"]*)"/.exec(match[2])?.[1] ?? '', value);
+    else if (match[1] === 'count') entry.count = value;
+    else entry.sum = value;
+    out.set(route, entry);
+  }
+  return out;
+}
+
+/** What the histogram counted between two scrapes, for a route: its mean and shares within. */
+function describeAnswerTimes(
+  before: Map<string, RouteTimes>,
+  after: Map<string, RouteTimes>,
+  route: string,
+): string {
+  const a = after.get(route);
+  if (!a) return `${route}: not in /metrics`;
+  const b = before.get(route) ?? { buckets: new Map<string, number>(), count: 0, sum: 0 };
+  const count = a.count - b.count;
+  const within = (le: string) =>
+    `${((((a.buckets.get(le) ?? 0) - (b.buckets.get(le) ?? 0)) * 100) / count).toFixed(1)} %`;
+  const mean = ((a.sum - b.sum) * 1000) / count;
+  return (
+    `${route.padEnd(17)} ${count} answers, mean ${mean.toFixed(2)} ms; ` +
+    `within 5 ms ${within('0.005')}, 10 ms ${within('0.01')}, 25 ms ${within('0.025')}`
+  );
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of GET by id and of an erasure, the erasure rolled back. */
+async function printPlans(db: Client, accountId: string, list: Request[]): Promise<void> {
+  const get = list.find((request) => request.kind === 'get')!;
+  const id = get.path.slice(get.path.lastIndexOf('/') + 1);
+  const explain = async (text: string, values: unknown[]) =>
+    (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values)).rows
+      .map((row) => `  ${row['QUERY PLAN']}`)
+      .join('\n');
+  console.log(`\nGET by id:\n${await explain(sql.GET_MESSAGE, [accountId, id, keptAfter()])}`);
+  const { rows } = await db.query<{ hash: string; subscriber: string }>(
+    `SELECT recipient_hash AS hash, subscriber_id::text AS subscriber FROM messages WHERE id = $1`,
+    [id],
+  );
+  await db.query('BEGIN');
+  try {
+    const plan = await explain(sql.ERASE_MESSAGES, [accountId, rows[0].hash, rows[0].subscriber]);
+    console.log(`\nerasure of one identity (rolled back):\n${plan}`);
+  } finally {
+    await db.query('ROLLBACK');
+  }
+}
+
 async function main(): Promise<void> {
   console.log('building…');
   await bench.build();
@@ -261,6 +401,8 @@ async function main(): Promise<void> {
 
     const herald: Latencies = { search: [], page: [], get: [] };
     const baseline: Latencies = { search: [], page: [], get: [] };
+    const timesBefore = await answerTimes(url);
+    const loadBefore = loadavg()[0];
     const add = (into: Latencies, from: Latencies) => {
       for (const kind of Object.keys(into) as Kind[]) into[kind].push(...from[kind]);
     };
@@ -295,6 +437,26 @@ async function main(): Promise<void> {
       );
     }
     console.log(met ? '\nall targets met' : '\nsome targets NOT met');
+    const loadAfter = loadavg()[0];
+    const timesAfter = await answerTimes(url);
+    console.log(
+      `\nload average (1 min): ${loadBefore.toFixed(1)} before measuring, ` +
+        `${loadAfter.toFixed(1)} after, on ${availableParallelism()} cores`,
+    );
+    console.log("Herald's own answer times (its histogram, over the measured rounds):");
+    for (const route of ['/v1/messages', '/v1/messages/:id']) {
+      console.log(`  ${describeAnswerTimes(timesBefore, timesAfter, route)}`);
+    }
+    console.log('CPU per request, one kind at a time:');
+    for (const kind of Object.keys(TARGETS) as Kind[]) {
+      const ofKind = list.filter((request) => request.kind === kind);
+      const cpu = await cpuPerRequest(url, key, db, child.pid!, ofKind);
+      const postgres = cpu.postgres === undefined ? 'n/a' : `${cpu.postgres.toFixed(2)} ms`;
+      console.log(
+        `  ${kind.padEnd(8)} Herald ${cpu.herald.toFixed(2)} ms, its PostgreSQL backends ${postgres}`,
+      );
+    }
+    await printPlans(db, account.id, list);
   } finally {
     await db.end();
   }

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { HeraldConfig } from '../platform/config/config';
+import { CONFIG } from '../platform/config/config.module';
 import type { AccountId } from '../platform/database/account-id';
 import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import { PgPool } from '../platform/database/pg-pool';
@@ -113,7 +115,15 @@ export type LoggedRows = Relation<'subscriber_id' | 'status' | 'skip_reason' | '
  */
 @Injectable()
 export class MessagesRepository {
-  constructor(private readonly pool: PgPool) {}
+  /** GET_MESSAGE's prepared name, unless a pooler in front cannot keep names (see config). */
+  private readonly getMessageName: string | undefined;
+
+  constructor(
+    private readonly pool: PgPool,
+    @Inject(CONFIG) config: HeraldConfig,
+  ) {
+    this.getMessageName = config.database.namedStatements ? sql.GET_MESSAGE_NAME : undefined;
+  }
 
   async insert(db: SqlRunner, accountId: AccountId, m: MessageRow): Promise<void> {
     await runSql(db, sql.INSERT_MESSAGE, [
@@ -183,10 +193,11 @@ export class MessagesRepository {
     id: string,
     keptAfter: Date,
   ): Promise<(StoredMessage & { events: StoredEvent[] }) | null> {
-    const { rows } = await this.pool.query<StoredMessage & { events: JsonEvent[] }>(
-      sql.GET_MESSAGE,
-      [accountId, id, keptAfter],
-    );
+    const { rows } = await this.pool.query<StoredMessage & { events: JsonEvent[] }>({
+      name: this.getMessageName,
+      text: sql.GET_MESSAGE,
+      values: [accountId, id, keptAfter],
+    });
     const row = rows[0];
     if (!row) return null;
     return { ...row, events: row.events.map((event) => ({ ...event, at: new Date(event.at) })) };

@@ -1,12 +1,36 @@
+import { ErasureGuard } from '../../src/erasure/erasure-guard';
 import { MessageLog } from '../../src/messages/message-log';
 import { firstIdOf } from '../../src/messages/message-retention';
 import { MessagesRepository } from '../../src/messages/messages.repository';
+import * as sql from '../../src/messages/messages.sql';
 import { newId } from '../../src/platform/crypto/ids';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
 import { ComposedStatement, relation } from '../../src/platform/database/composed-statement';
 import { PgPool } from '../../src/platform/database/pg-pool';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
+
+/** One node of an EXPLAIN (ANALYZE, FORMAT JSON) plan, as far as the test reads it. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Rows of `table` the plan read, over every loop of every node that scans it. */
+function rowsVisited(node: PlanNode, table: string): number {
+  const removed =
+    (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
+  const own =
+    node['Relation Name'] === table && node['Node Type'] !== 'ModifyTable'
+      ? (node['Actual Rows'] + removed) * node['Actual Loops']
+      : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsVisited(child, table), 0);
+}
 
 /**
  * The statements of messages.sql.ts through MessageLog and MessagesRepository on PostgreSQL:
@@ -248,6 +272,52 @@ describe('messages.sql', () => {
     expect((await eventsOf(stays))[0].reason).toBe('550 unknown');
     const { rows } = await pool.query('SELECT 1 FROM messages WHERE recipient_hash = $1', [hash]);
     expect(rows).toEqual([]);
+  });
+
+  it('erases by subscriber too, reading only that identity’s messages however many there are', async () => {
+    // Many messages of other people, so a plan that reads the table shows in its counts.
+    await pool.query(
+      `INSERT INTO messages (id, account_id, source, subscriber_id, recipient, recipient_hash,
+                             from_address, subject, status)
+       SELECT id, $1, 'campaign', gen_random_uuid(), 'p' || i || '@example.test',
+              md5(i::text), 'news@acme.test', 'News', 'delivered'
+         FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, i)`,
+      [accountId, Array.from({ length: 5000 }, () => newId())],
+    );
+    await pool.query('ANALYZE messages');
+    const subscriberId = newId();
+    // Sent to an address the subscriber has changed since: only the subscriber id finds it.
+    const before = newId();
+    await log.record(pool, accountId, {
+      id: before,
+      source: 'campaign',
+      subscriberId,
+      recipient: 'old-address@example.test',
+      from: 'news@acme.test',
+      subject: 'News',
+    });
+    const hash = ctx.get(ErasureGuard).emailHash(accountId, 'new-address@example.test');
+
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${sql.ERASE_MESSAGES}`,
+        [accountId, hash, subscriberId],
+      );
+      const visited = rowsVisited(rows[0]['QUERY PLAN'][0].Plan, 'messages');
+      expect(visited).toBeLessThanOrEqual(2);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+
+    await messages.erase(pool, accountId, hash, subscriberId);
+    expect(await messages.find(accountId, before, kept)).toMatchObject({
+      subscriber_id: subscriberId,
+      recipient: null,
+      subject: null,
+    });
   });
 
   it('deletes expired messages and their events in bounded batches, by id range', async () => {
