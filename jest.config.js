@@ -71,13 +71,6 @@ module.exports = {
       // Every response of a TestApi is checked against the served OpenAPI document.
       setupFilesAfterEnv: ['<rootDir>/test/support/contract/fail-on-violations.ts'],
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/browser/**/*.e2e-spec.ts'],
-      // The Sentinel and Cluster fault cases run on their own (`npm run test:redis-topologies`):
-      // beside the rest of the suite on two cores, the Sentinel case once saw its workers stall
-      // after the failover (a known open problem, docs/decisions.md), and their busy loop then
-      // starved the other files' timing checks.
-      testPathIgnorePatterns: process.env.REDIS_TOPOLOGIES
-        ? []
-        : ['<rootDir>/test/e2e/faults/redis-topologies.e2e-spec.ts'],
     },
     {
       ...common,

@@ -3,6 +3,7 @@ import { Global, Module } from '@nestjs/common';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
 import { queueConnection } from '../store/queue-backend';
+import { HeraldWorker } from './herald-worker';
 
 /**
  * Every BullMQ queue Herald uses. A domain module registers the queues it adds jobs to with
@@ -23,6 +24,10 @@ export const QUEUES = {
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+// Every processor's BullMQ Worker: its connections all wait through an outage, and a fetch
+// that fails pauses before the next (herald-worker.ts).
+BullModule.workerClass = HeraldWorker;
 
 /**
  * BullMQ's root configuration, once per process: the Redis of REDIS_URL or REDIS_CLUSTER_NODES,

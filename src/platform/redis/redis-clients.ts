@@ -97,31 +97,53 @@ export function createRedisClient(
  * BullMQ's `connection` option for Herald's queues and workers. BullMQ builds each of its
  * connections from these options through the factory installed by useHeraldClientsInBullMQ,
  * which hands it a client of createRedisClient's for the right role (a Cluster included, which
- * BullMQ's own option handling cannot make).
+ * BullMQ's own option handling cannot make). As given here they make producers; a worker marks
+ * them with workerConnection.
  */
 export function bullConnection(target: RedisTarget): BullRedisOptions {
   useHeraldClientsInBullMQ();
   return { [TARGET]: target };
 }
 
+/**
+ * The `connection` a BullMQ Worker is given: the same options, marked for the worker role.
+ * A Worker builds both of its connections from them, the one that fetches, renews locks and
+ * completes jobs as well as the blocking one that waits for the next job, so every command of
+ * a worker waits through an outage or a failover instead of failing at once. (BullMQ marks
+ * only the blocking connection as a worker's, with `maxRetriesPerRequest: null`.) Options that
+ * are not bullConnection's (the PostgreSQL store's, a client instance) are returned as given.
+ */
+export function workerConnection<T>(connection: T): T {
+  if (typeof connection !== 'object' || connection === null || !(TARGET in connection)) {
+    return connection;
+  }
+  return { ...connection, [ROLE]: 'worker' satisfies RedisRole };
+}
+
 const TARGET = 'heraldRedisTarget';
+const ROLE = 'heraldRedisRole';
 let installed = false;
 
 /**
- * Installs, once per process, BullMQ's documented hook for making its clients. BullMQ marks a
- * worker's connections by setting `maxRetriesPerRequest: null` on their options; everything
+ * Installs, once per process, BullMQ's documented hook for making its clients. The role is the
+ * one workerConnection marked; without a mark, a connection BullMQ itself made blocking (it
+ * sets `maxRetriesPerRequest: null`, as for a QueueEvents) is a worker's too, and everything
  * else is a producer. Options that do not come from bullConnection get BullMQ's usual client.
  */
 function useHeraldClientsInBullMQ(): void {
   if (installed) return;
   installed = true;
   RedisConnection.clientFactory = (opts) => {
-    const { [TARGET]: target, ...rest } = opts as BullRedisOptions & { [TARGET]?: RedisTarget };
+    const {
+      [TARGET]: target,
+      [ROLE]: marked,
+      ...rest
+    } = opts as BullRedisOptions & { [TARGET]?: RedisTarget; [ROLE]?: RedisRole };
     if (target === undefined) {
       const { url, ...others } = rest as RedisOptions & { url?: string };
       return createIORedisClient(url ? new Redis(url, others) : new Redis(others));
     }
-    const role: RedisRole = rest.maxRetriesPerRequest === null ? 'worker' : 'producer';
+    const role: RedisRole = marked ?? (rest.maxRetriesPerRequest === null ? 'worker' : 'producer');
     return createIORedisClient(
       createRedisClient(target, role, { connectionName: rest.connectionName }),
     );
