@@ -24,35 +24,26 @@ import { AutomationSegmentBaseline } from './triggers/automation-segment-baselin
 import { AutomationSegmentEntries } from './triggers/automation-segment-entries';
 import { AutomationTriggersRepository } from './triggers/automation-triggers.repository';
 
+/** What the API and the workers both use of the automations data layer. */
+const SHARED_PROVIDERS = [
+  AutomationsRepository,
+  AutomationRunsRepository,
+  AutomationEventsRepository,
+  AutomationTriggersRepository,
+  AutomationEnrolment,
+  AutomationRunEvents,
+  AutomationSegmentBaseline,
+];
+
 /**
  * The automations data layer, shared by the API and the workers: the repositories of its
  * tables, enrolment, run events, the segment baseline of an activation and the erasure
- * participant (every process that erases needs it).
+ * participant (every process that erases needs it; nothing else asks for it by name).
  */
 @Module({
   imports: [CampaignsCoreModule, TemplatesModule, SenderDomainsCoreModule],
-  providers: [
-    AutomationsRepository,
-    AutomationRunsRepository,
-    AutomationEventsRepository,
-    AutomationTriggersRepository,
-    AutomationEnrolment,
-    AutomationRunEvents,
-    AutomationSegmentBaseline,
-    AutomationErasure,
-  ],
-  exports: [
-    AutomationsRepository,
-    AutomationRunsRepository,
-    AutomationEventsRepository,
-    AutomationTriggersRepository,
-    AutomationEnrolment,
-    AutomationRunEvents,
-    AutomationSegmentBaseline,
-    CampaignsCoreModule,
-    TemplatesModule,
-    SenderDomainsCoreModule,
-  ],
+  providers: [...SHARED_PROVIDERS, AutomationErasure],
+  exports: [...SHARED_PROVIDERS, CampaignsCoreModule, TemplatesModule, SenderDomainsCoreModule],
 })
 export class AutomationsCoreModule {}
 
