@@ -1960,7 +1960,7 @@ export interface components {
         };
         MessageEventResponse: {
             /** @enum {string} */
-            type: "queued" | "sent" | "delivered" | "deferred" | "bounced" | "complained" | "opened" | "clicked" | "unsubscribed" | "failed";
+            type: "queued" | "sent" | "delivered" | "deferred" | "bounced" | "complained" | "failed" | "opened" | "clicked" | "unsubscribed";
             /** Format: date-time */
             at: string;
             /** @description The SMTP reply code, when there was one. */

@@ -4,7 +4,7 @@ import { AuditEvent } from '../generated/prisma/client';
 import { newId } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db, PgClient } from '../platform/database/db';
-import { PageRequest } from '../platform/pagination/page-request';
+import { KeysetListing, PageRequest } from '../platform/pagination/page-request';
 import { AuditEventsRepository } from './audit-events.repository';
 
 /**
@@ -90,7 +90,9 @@ export interface AuditEntry {
 
 /** Metadata-only audit trail: who did what, never the personal data acted upon. */
 @Injectable()
-export class AuditLog {
+export class AuditLog implements KeysetListing<AuditEvent> {
+  readonly listName = 'dashboard-audit';
+
   constructor(private readonly events: AuditEventsRepository) {}
 
   /**

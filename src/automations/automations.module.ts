@@ -25,37 +25,28 @@ import { AutomationSegmentBaseline } from './triggers/automation-segment-baselin
 import { AutomationSegmentEntries } from './triggers/automation-segment-entries';
 import { AutomationTriggersRepository } from './triggers/automation-triggers.repository';
 
+/** What the API and the workers both use of the automations data layer. */
+const SHARED_PROVIDERS = [
+  AutomationsRepository,
+  AutomationRunsRepository,
+  AutomationEventsRepository,
+  AutomationTriggersRepository,
+  AutomationEnrolment,
+  AutomationRunEvents,
+  AutomationSegmentBaseline,
+];
+
 /**
  * The automations data layer, shared by the API and the workers: the repositories of its
  * tables, enrolment, run events, the segment baseline of an activation, the erasure
  * participant (every process that erases needs it) and the owner of step campaigns the
- * reputation guard pauses (every process that runs the guard needs it).
+ * reputation guard pauses (every process that runs the guard needs it); nothing else asks for
+ * those two by name.
  */
 @Module({
   imports: [CampaignsCoreModule, TemplatesModule, SenderDomainsCoreModule],
-  providers: [
-    AutomationsRepository,
-    AutomationRunsRepository,
-    AutomationEventsRepository,
-    AutomationTriggersRepository,
-    AutomationEnrolment,
-    AutomationRunEvents,
-    AutomationSegmentBaseline,
-    AutomationErasure,
-    AutomationGuardPauses,
-  ],
-  exports: [
-    AutomationsRepository,
-    AutomationRunsRepository,
-    AutomationEventsRepository,
-    AutomationTriggersRepository,
-    AutomationEnrolment,
-    AutomationRunEvents,
-    AutomationSegmentBaseline,
-    CampaignsCoreModule,
-    TemplatesModule,
-    SenderDomainsCoreModule,
-  ],
+  providers: [...SHARED_PROVIDERS, AutomationErasure, AutomationGuardPauses],
+  exports: [...SHARED_PROVIDERS, CampaignsCoreModule, TemplatesModule, SenderDomainsCoreModule],
 })
 export class AutomationsCoreModule {}
 

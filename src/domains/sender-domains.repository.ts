@@ -4,7 +4,7 @@ import { claimDueForRecheck, lockDomain } from './sender-domains.sql';
 import { Injectable } from '@nestjs/common';
 import { Prisma, SenderDomain, SenderDomainKey } from '../generated/prisma/client';
 import { PrismaService } from '../platform/database/prisma.service';
-import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import { keysetPage, KeysetListing, PageRequest } from '../platform/pagination/page-request';
 import { DomainStatus, RecordCheck } from './record-checks';
 
 /** A domain with the keys that are still published: the signing one and a waiting rotation. */
@@ -34,7 +34,9 @@ const LIVE_KEYS = {
 
 /** The one writer of sender_domains and sender_domain_keys. */
 @Injectable()
-export class SenderDomainsRepository {
+export class SenderDomainsRepository implements KeysetListing<DomainWithKeys> {
+  readonly listName = 'domains';
+
   constructor(private readonly prisma: PrismaService) {}
 
   listPage(accountId: AccountId, page: PageRequest): Promise<DomainWithKeys[]> {

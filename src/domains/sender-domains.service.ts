@@ -39,9 +39,7 @@ export class SenderDomainsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<DomainResponse>> {
-    return this.paginator.list(caller.accountId, 'domains', query, this.domains, (row) =>
-      this.present(row),
-    );
+    return this.paginator.list(caller.accountId, query, this.domains, (row) => this.present(row));
   }
 
   async get(caller: Principal, id: string): Promise<DomainResponse> {

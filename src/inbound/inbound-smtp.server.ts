@@ -5,13 +5,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { AddressInfo } from 'node:net';
-import type {
-  SMTPServer,
-  SMTPServerAddress,
-  SMTPServerDataStream,
-  SMTPServerSession,
-} from 'smtp-server';
+import type { SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import { VerpAddresses } from '../message-refs/verp-address';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
@@ -20,7 +14,7 @@ import { ConnectionLimiter } from './connection-limiter';
 import { AcceptedRecipient, InboundMailService } from './inbound-mail.service';
 import { InboundStats } from './inbound-stats';
 import { OpenConnections } from './open-connections';
-import { listenUnlessTaken } from '../platform/mail/smtp-listener';
+import { SmtpListener } from '../platform/mail/smtp-listener';
 
 /** Connections open at once, from everyone. */
 export const MAX_CLIENTS = 50;
@@ -53,7 +47,7 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
     MESSAGES_PER_CONNECTION,
   );
   private maxBytes = 0;
-  private server: SMTPServer | undefined;
+  private readonly listener = new SmtpListener('inbound SMTP', this.logger);
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
@@ -64,8 +58,7 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
 
   /** The port it listens on (useful with INBOUND_SMTP_PORT=0); undefined when off. */
   get port(): number | undefined {
-    const address = this.server?.server.address() as AddressInfo | null | undefined;
-    return address?.port;
+    return this.listener.port;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -111,15 +104,13 @@ export class InboundSmtpServer implements OnApplicationBootstrap, OnApplicationS
         );
       },
     });
-    if (!(await listenUnlessTaken(server, settings, this.logger, 'inbound SMTP'))) return;
-    this.server = server;
-    this.logger.log(`inbound SMTP for ${this.config.bounceDomain} on port ${this.port}`);
+    if (await this.listener.listen(server, settings)) {
+      this.logger.log(`inbound SMTP for ${this.config.bounceDomain} on port ${this.port}`);
+    }
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  onApplicationShutdown(): Promise<void> {
+    return this.listener.close();
   }
 
   private onRcptTo(

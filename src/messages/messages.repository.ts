@@ -27,7 +27,11 @@ export interface MessageRow {
 export const MESSAGE_SOURCES = ['campaign', 'transactional', 'automation', 'test'] as const;
 export type MessageSource = (typeof MESSAGE_SOURCES)[number];
 
-export const MESSAGE_STATUSES = [
+/**
+ * The steps of a message's delivery: each is both a status the message can be in and the
+ * event that records it reaching that status.
+ */
+const DELIVERY_STEPS = [
   'queued',
   'sent',
   'delivered',
@@ -35,22 +39,14 @@ export const MESSAGE_STATUSES = [
   'bounced',
   'complained',
   'failed',
-  'suppressed',
 ] as const;
+
+/** A delivery step, or `suppressed`: skipped at send time (a suppressed address), never tried. */
+export const MESSAGE_STATUSES = [...DELIVERY_STEPS, 'suppressed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-export const EVENT_TYPES = [
-  'queued',
-  'sent',
-  'delivered',
-  'deferred',
-  'bounced',
-  'complained',
-  'opened',
-  'clicked',
-  'unsubscribed',
-  'failed',
-] as const;
+/** A delivery step, or what the recipient did with the message. */
+export const EVENT_TYPES = [...DELIVERY_STEPS, 'opened', 'clicked', 'unsubscribed'] as const;
 export type MessageEventType = (typeof EVENT_TYPES)[number];
 
 /** Which message an event is about: its id, or a campaign's (campaign, subscriber). */

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsDefined, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
-
-const present = (_: object, value: unknown) => value !== undefined;
+import { Allow, IsDefined } from 'class-validator';
+import { ResourceName, ResourceRename } from '../platform/validation/resource-name.decorator';
 
 const FILTER_DOC = {
   type: 'object',
@@ -21,11 +20,7 @@ const FILTER_DOC = {
 } as const;
 
 export class CreateSegmentDto {
-  @ApiProperty({ example: 'VIPs in the UK and Ireland' })
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @ResourceName('VIPs in the UK and Ireland')
   name!: string;
 
   // Checked by parseSegmentFilter, which reports problems at their path inside the filter.
@@ -36,11 +31,7 @@ export class CreateSegmentDto {
 }
 
 export class UpdateSegmentDto {
-  @ApiPropertyOptional()
-  @ValidateIf(present)
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @ResourceRename()
   name?: string;
 
   @ApiPropertyOptional(FILTER_DOC)

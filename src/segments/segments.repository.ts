@@ -3,7 +3,7 @@ import { Prisma, Segment } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
-import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import { keysetPage, KeysetListing, PageRequest } from '../platform/pagination/page-request';
 import { SegmentFilter } from './segment-filter';
 import { segmentFilterSql } from './segment-filter-sql';
 import * as sql from './segments.sql';
@@ -17,7 +17,9 @@ export type DeleteOutcome = 'deleted' | 'not_found' | 'in_use';
 
 /** The segments table and its only writer. The raw statements are in segments.sql.ts. */
 @Injectable()
-export class SegmentsRepository {
+export class SegmentsRepository implements KeysetListing<Segment> {
+  readonly listName = 'segments';
+
   constructor(private readonly prisma: PrismaService) {}
 
   listPage(accountId: AccountId, page: PageRequest): Promise<Segment[]> {

@@ -27,7 +27,7 @@ export class SegmentsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SegmentResponse>> {
-    return this.paginator.list(caller.accountId, 'segments', query, this.segments, presentSegment);
+    return this.paginator.list(caller.accountId, query, this.segments, presentSegment);
   }
 
   async get(caller: Principal, id: string): Promise<SegmentWithCountResponse> {

@@ -5,8 +5,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { AddressInfo } from 'node:net';
-import type { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
+import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { KeyPrincipal } from '../auth/principal';
 import { readBounded } from '../platform/mail/bounded-message';
 import { HeraldConfig } from '../platform/config/config';
@@ -24,7 +23,7 @@ import {
   MAX_RECIPIENTS,
   SOCKET_TIMEOUT_MS,
 } from './submission.settings';
-import { listenUnlessTaken } from '../platform/mail/smtp-listener';
+import { SmtpListener } from '../platform/mail/smtp-listener';
 
 /**
  * SMTP submission for applications that only speak SMTP (SUBMISSION_SMTP_PORT; unset, it does
@@ -41,7 +40,7 @@ export class SubmissionSmtpServer implements OnApplicationBootstrap, OnApplicati
   private readonly authFailures = new AddressWindow(AUTH_FAILURE_WINDOW_MS);
   private readonly connectionsLastMinute = new AddressWindow(60_000);
   private readonly open = new Map<string, number>();
-  private server: SMTPServer | undefined;
+  private readonly listener = new SmtpListener('SMTP submission', this.logger);
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
@@ -50,8 +49,7 @@ export class SubmissionSmtpServer implements OnApplicationBootstrap, OnApplicati
 
   /** The port it listens on (useful with SUBMISSION_SMTP_PORT=0); undefined when off. */
   get port(): number | undefined {
-    const address = this.server?.server.address() as AddressInfo | null | undefined;
-    return address?.port;
+    return this.listener.port;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -94,15 +92,13 @@ export class SubmissionSmtpServer implements OnApplicationBootstrap, OnApplicati
         );
       },
     });
-    if (!(await listenUnlessTaken(server, settings, this.logger, 'SMTP submission'))) return;
-    this.server = server;
-    this.logger.log(`SMTP submission on port ${this.port}`);
+    if (await this.listener.listen(server, settings)) {
+      this.logger.log(`SMTP submission on port ${this.port}`);
+    }
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  onApplicationShutdown(): Promise<void> {
+    return this.listener.close();
   }
 
   /** An address that failed too many logins, or holds or opened too many connections: 421. */

@@ -13,9 +13,9 @@ import {
   IsOptional,
   IsString,
   MaxLength,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { Omittable } from '../platform/validation/omittable.decorator';
 
 const TEXT = 255;
 const LIST_ITEMS = 100;
@@ -23,7 +23,6 @@ const LIST_ITEM_LENGTH = 100;
 export const CUSTOM_FIELDS = { maxKeys: 100, maxBytes: 16 * 1024 };
 // Not named by the limits of custom fields, but stored and listed the same way.
 export const STATISTICS = { maxKeys: 100, maxBytes: 16 * 1024 };
-const present = (_: object, value: unknown) => value !== undefined;
 
 /** A free-text profile field as the table says: optional, null clears it, at most its length. */
 function ProfileText(name: ProfileFieldName, extra: { example?: string } = {}) {
@@ -122,7 +121,7 @@ export class SubscriberProfileDto {
     example: 'subscribed',
     description: 'Free-form; `unsubscribed` and `bounced` are never mailed by campaigns.',
   })
-  @ValidateIf(present)
+  @Omittable()
   @IsString()
   @IsNotEmpty()
   @MaxLength(textField('status').maxLength)
@@ -190,7 +189,7 @@ export class CreateSubscriberDto extends SubscriberProfileDto {
 /** PATCH: every field optional, email included. */
 export class UpdateSubscriberDto extends SubscriberProfileDto {
   @ApiPropertyOptional({ format: 'idn-email', example: 'ada@example.com' })
-  @ValidateIf(present)
+  @Omittable()
   @EmailAddress()
   email?: string;
 }

@@ -5,7 +5,7 @@ import { copyFrom, copyText, copyTextArray } from '../platform/database/copy-fro
 import type { Db, PgClient } from '../platform/database/db';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
-import { PageRequest } from '../platform/pagination/page-request';
+import { KeysetListing, PageRequest } from '../platform/pagination/page-request';
 import { ProfileFieldProp } from './subscriber-fields';
 import * as sql from './subscribers.sql';
 
@@ -15,7 +15,9 @@ import * as sql from './subscribers.sql';
  * statement over the table is in subscribers.sql.ts.
  */
 @Injectable()
-export class SubscribersRepository {
+export class SubscribersRepository implements KeysetListing<Subscriber> {
+  readonly listName = 'subscribers';
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly pool: PgPool,

@@ -51,13 +51,7 @@ export class SubscribersService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
-    return this.paginator.list(
-      caller.accountId,
-      'subscribers',
-      query,
-      this.subscribers,
-      presentSubscriber,
-    );
+    return this.paginator.list(caller.accountId, query, this.subscribers, presentSubscriber);
   }
 
   /** The dashboard's list: subscribers whose email contains `text`, newest first. */

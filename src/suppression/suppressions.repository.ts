@@ -5,7 +5,7 @@ import type { AccountId } from '../platform/database/account-id';
 import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
-import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import { keysetPage, KeysetListing, PageRequest } from '../platform/pagination/page-request';
 import { SuppressionReason } from './suppression-reason';
 import * as sql from './suppressions.sql';
 
@@ -16,7 +16,9 @@ type Db = Prisma.TransactionClient;
  * The raw statements are in suppressions.sql.ts.
  */
 @Injectable()
-export class SuppressionsRepository {
+export class SuppressionsRepository implements KeysetListing<Suppression> {
+  readonly listName = 'suppressions';
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly pool: PgPool,

@@ -39,13 +39,7 @@ export class SuppressionsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SuppressionResponse>> {
-    return this.paginator.list(
-      caller.accountId,
-      'suppressions',
-      query,
-      this.repository,
-      presentSuppression,
-    );
+    return this.paginator.list(caller.accountId, query, this.repository, presentSuppression);
   }
 
   /**

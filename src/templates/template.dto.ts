@@ -1,17 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsDefined,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  IsUUID,
-  MaxLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsDefined, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { JsonObject } from '../platform/validation/json-object.decorator';
+import { Omittable } from '../platform/validation/omittable.decorator';
+import { ResourceName, ResourceRename } from '../platform/validation/resource-name.decorator';
 
-const present = (_: object, value: unknown) => value !== undefined;
-const NAME = 255;
 // RFC 5322 caps a header line at 998 characters.
 const SUBJECT = 998;
 const BODY = 512 * 1024;
@@ -21,11 +13,7 @@ const MERGE_FIELDS =
   '`{{#each}}`, `{{#with}}`, `{{lookup}}`. A missing variable renders empty.';
 
 export class CreateTemplateDto {
-  @ApiProperty({ example: 'Welcome' })
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(NAME)
+  @ResourceName('Welcome')
   name!: string;
 
   @ApiProperty({ example: 'Welcome, {{first_name}}!', description: MERGE_FIELDS })
@@ -60,15 +48,11 @@ export class CreateTemplateDto {
 
 /** PATCH: any field; `null` clears html or text as long as the other remains. */
 export class UpdateTemplateDto {
-  @ApiPropertyOptional()
-  @ValidateIf(present)
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(NAME)
+  @ResourceRename()
   name?: string;
 
   @ApiPropertyOptional({ description: MERGE_FIELDS })
-  @ValidateIf(present)
+  @Omittable()
   @IsString()
   @IsNotEmpty()
   @MaxLength(SUBJECT)

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Template } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
 import { PrismaService } from '../platform/database/prisma.service';
-import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import { keysetPage, KeysetListing, PageRequest } from '../platform/pagination/page-request';
 import * as sql from './templates.sql';
 
 export interface TemplateColumns {
@@ -16,7 +16,9 @@ export type DeleteOutcome = 'deleted' | 'not_found' | 'in_use';
 
 /** The templates table and its only writer. The raw statements are in templates.sql.ts. */
 @Injectable()
-export class TemplatesRepository {
+export class TemplatesRepository implements KeysetListing<Template> {
+  readonly listName = 'templates';
+
   constructor(private readonly prisma: PrismaService) {}
 
   listPage(accountId: AccountId, page: PageRequest): Promise<Template[]> {

@@ -34,13 +34,7 @@ export class TemplatesService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<TemplateResponse>> {
-    return this.paginator.list(
-      caller.accountId,
-      'templates',
-      query,
-      this.templates,
-      presentTemplate,
-    );
+    return this.paginator.list(caller.accountId, query, this.templates, presentTemplate);
   }
 
   async get(caller: Principal, id: string): Promise<TemplateResponse> {

@@ -3,7 +3,7 @@ import { WebhookEndpoint } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
 import { ACCOUNT_QUOTAS, lockQuota } from '../platform/database/account-quota';
 import { PrismaService } from '../platform/database/prisma.service';
-import { keysetPage, PageRequest } from '../platform/pagination/page-request';
+import { keysetPage, KeysetListing, PageRequest } from '../platform/pagination/page-request';
 
 export interface EndpointColumns {
   url: string;
@@ -13,7 +13,9 @@ export interface EndpointColumns {
 
 /** webhook_endpoints and its writer (the dispatcher moves only the health columns). */
 @Injectable()
-export class WebhookEndpointsRepository {
+export class WebhookEndpointsRepository implements KeysetListing<WebhookEndpoint> {
+  readonly listName = 'webhooks';
+
   constructor(private readonly prisma: PrismaService) {}
 
   /** The new endpoint, or undefined when the account already has its quota of them. */

@@ -43,7 +43,7 @@ export class WebhooksService {
   }
 
   list(caller: Principal, query: ListQuery): Promise<Page<WebhookResponse>> {
-    return this.paginator.list(caller.accountId, 'webhooks', query, this.endpoints, presentWebhook);
+    return this.paginator.list(caller.accountId, query, this.endpoints, presentWebhook);
   }
 
   async get(caller: Principal, id: string): Promise<WebhookResponse> {

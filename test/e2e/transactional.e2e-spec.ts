@@ -203,6 +203,10 @@ describe('transactional sends', () => {
     expect(long.status).toBe(400);
     expect(long.body.error.code).toBe('invalid_request');
     await send(message(to), 'k'.repeat(255)).expect(202);
+    // The header is read with the request, before the body is validated.
+    const both = await send(message(to, { from: 'not an address' }), 'k'.repeat(256));
+    expect(both.status).toBe(400);
+    expect(both.body.error.code).toBe('invalid_request');
   });
 
   it('validates the payload before it claims a key', async () => {

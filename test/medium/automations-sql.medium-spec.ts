@@ -54,11 +54,13 @@ describe('automation statements', () => {
     ctx.prisma.$transaction((tx) =>
       triggers.datesDue(
         accountId(),
-        automationId,
-        { field, offsetDays, at },
-        new Date(now),
-        new Date('2000-01-01T00:00:00Z'),
-        100,
+        {
+          automationId,
+          trigger: { field, offsetDays, at },
+          now: new Date(now),
+          since: new Date('2000-01-01T00:00:00Z'),
+          limit: 100,
+        },
         tx,
       ),
     );
@@ -134,11 +136,13 @@ describe('automation statements', () => {
       const late = await ctx.prisma.$transaction((tx) =>
         triggers.datesDue(
           accountId(),
-          id,
-          { field: 'birthdate', offsetDays: 0, at: '09:00' },
-          new Date('2030-02-28T09:30:00Z'),
-          new Date('2030-02-28T09:10:00Z'),
-          100,
+          {
+            automationId: id,
+            trigger: { field: 'birthdate', offsetDays: 0, at: '09:00' },
+            now: new Date('2030-02-28T09:30:00Z'),
+            since: new Date('2030-02-28T09:10:00Z'),
+            limit: 100,
+          },
           tx,
         ),
       );

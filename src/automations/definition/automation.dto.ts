@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsDefined, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
-
-const present = (_: object, value: unknown) => value !== undefined;
+import { Allow, IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { ResourceName, ResourceRename } from '../../platform/validation/resource-name.decorator';
 
 const TRIGGER_DOC = {
   type: 'object',
@@ -30,11 +29,7 @@ const STEPS_DOC = {
 } as const;
 
 export class CreateAutomationDto {
-  @ApiProperty({ example: 'Welcome series' })
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @ResourceName('Welcome series')
   name!: string;
 
   // Checked by checkTrigger and checkSteps, which report problems at their paths.
@@ -54,11 +49,7 @@ export class CreateAutomationDto {
 }
 
 export class UpdateAutomationDto {
-  @ApiPropertyOptional()
-  @ValidateIf(present)
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @ResourceRename()
   name?: string;
 
   @ApiPropertyOptional(TRIGGER_DOC)

@@ -8,7 +8,7 @@ import {
 import type { AccountId } from '../../platform/database/account-id';
 import type { Db } from '../../platform/database/db';
 import { PrismaService } from '../../platform/database/prisma.service';
-import { keysetPage, PageRequest } from '../../platform/pagination/page-request';
+import { keysetPage, KeysetListing, PageRequest } from '../../platform/pagination/page-request';
 
 export interface AutomationColumns {
   name: string;
@@ -25,7 +25,9 @@ export interface AutomationColumns {
  * racing on one automation cannot both win.
  */
 @Injectable()
-export class AutomationsRepository {
+export class AutomationsRepository implements KeysetListing<Automation> {
+  readonly listName = 'automations';
+
   constructor(private readonly prisma: PrismaService) {}
 
   listPage(accountId: AccountId, page: PageRequest): Promise<Automation[]> {

@@ -62,13 +62,7 @@ export class AutomationsService {
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<AutomationResponse>> {
-    return this.paginator.list(
-      caller.accountId,
-      'automations',
-      query,
-      this.automations,
-      presentAutomation,
-    );
+    return this.paginator.list(caller.accountId, query, this.automations, presentAutomation);
   }
 
   async get(caller: Principal, id: string): Promise<AutomationResponse> {

@@ -8,6 +8,7 @@ import type { AutomationTrigger } from '../definition/automation-definition';
 import { AutomationsRepository } from '../definition/automations.repository';
 import { AutomationEnrolment } from '../runs/automation-enrolment';
 import { AutomationTriggersRepository } from './automation-triggers.repository';
+import type { DateSweep } from './automation-triggers.sql';
 
 /**
  * date: yearly, at `at` in each subscriber's time zone (see datesDue). The year of the
@@ -36,18 +37,20 @@ export class AutomationDateTrigger extends PeriodicService {
     if (!automation.activatedAt) return;
     const trigger = automation.trigger as unknown as Extract<AutomationTrigger, { type: 'date' }>;
     const accountId = accountIdOfRow(automation.accountId);
-    const now = new Date();
+    const sweep: DateSweep = {
+      automationId: automation.id,
+      trigger: {
+        field: trigger.field,
+        offsetDays: trigger.offset_days ?? 0,
+        at: trigger.at ?? '09:00',
+      },
+      now: new Date(),
+      since: automation.activatedAt,
+      limit: ENROL_BATCH,
+    };
     for (;;) {
       const enrolled = await this.prisma.$transaction(async (tx) => {
-        const due = await this.triggers.datesDue(
-          accountId,
-          automation.id,
-          { field: trigger.field, offsetDays: trigger.offset_days ?? 0, at: trigger.at ?? '09:00' },
-          now,
-          automation.activatedAt!,
-          ENROL_BATCH,
-          tx,
-        );
+        const due = await this.triggers.datesDue(accountId, sweep, tx);
         const runs = await this.enrolment.enrol(
           automation,
           due.map((d) => ({ subscriberId: d.subscriber_id, key: `date:${d.year}` })),

@@ -7,10 +7,8 @@ import {
   IsObject,
   IsString,
   MaxLength,
-  ValidateIf,
 } from 'class-validator';
-
-const present = (_: object, value: unknown) => value !== undefined;
+import { Omittable } from '../../platform/validation/omittable.decorator';
 
 export class CreateEventDto {
   @ApiProperty({ example: 'order_placed' })
@@ -21,20 +19,20 @@ export class CreateEventDto {
   name!: string;
 
   @ApiPropertyOptional({ description: 'The subscriber, by email (or subscriber_id).' })
-  @ValidateIf(present)
+  @Omittable()
   @IsString()
   @MaxLength(254)
   @IsEmail()
   email?: string;
 
   @ApiPropertyOptional({ description: 'The subscriber, by id (or email).' })
-  @ValidateIf(present)
+  @Omittable()
   @IsString()
   @MaxLength(64)
   subscriber_id?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @ValidateIf(present)
+  @Omittable()
   @IsObject()
   @Allow()
   properties?: Record<string, unknown>;

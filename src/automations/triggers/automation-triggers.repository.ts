@@ -46,14 +46,10 @@ export class AutomationTriggersRepository {
 
   datesDue(
     accountId: AccountId,
-    automationId: string,
-    trigger: { field: string; offsetDays: number; at: string },
-    now: Date,
-    since: Date,
-    limit: number,
+    sweep: sql.DateSweep,
     db: Db,
   ): Promise<{ subscriber_id: string; year: number }[]> {
-    return db.$queryRaw(sql.datesDue(accountId, automationId, trigger, now, since, limit));
+    return db.$queryRaw(sql.datesDue(accountId, sweep));
   }
 }
 

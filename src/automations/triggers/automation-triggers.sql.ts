@@ -80,6 +80,16 @@ function monthDay(field: string): { month: Prisma.Sql; day: Prisma.Sql } {
   };
 }
 
+/** One pass of an automation's date trigger: whose date is due as of `now`, at most `limit`. */
+export interface DateSweep {
+  automationId: string;
+  trigger: { field: string; offsetDays: number; at: string };
+  now: Date;
+  /** The automation's activation: a date that fell due before it enrols nobody. */
+  since: Date;
+  limit: number;
+}
+
 /**
  * Subscribers whose yearly date fell due within the last day as of `now`, at `at` in their
  * time zone (UTC when they have none or one PostgreSQL does not know), `offsetDays` from the
@@ -90,11 +100,7 @@ function monthDay(field: string): { month: Prisma.Sql; day: Prisma.Sql } {
  */
 export const datesDue = (
   accountId: AccountId,
-  automationId: string,
-  trigger: { field: string; offsetDays: number; at: string },
-  now: Date,
-  since: Date,
-  limit: number,
+  { automationId, trigger, now, since, limit }: DateSweep,
 ) => {
   const { month, day } = monthDay(trigger.field);
   return Prisma.sql`

@@ -54,15 +54,7 @@ export class AutomationStepSends {
     const row = await this.campaigns.createStepCampaign(
       accountId,
       newId(),
-      {
-        automationId,
-        name: name.slice(0, 255),
-        subject: content.subject,
-        fromAddress: content.from,
-        templateId: content.templateId,
-        html: content.html,
-        text: content.text,
-      },
+      { automationId, name: name.slice(0, 255), ...campaignColumnsOf(content) },
       tx,
     );
     return row.id;
@@ -73,13 +65,7 @@ export class AutomationStepSends {
     return this.campaigns.updateStepCampaigns(
       accountId,
       campaignIds,
-      {
-        subject: content.subject,
-        fromAddress: content.from,
-        templateId: content.templateId,
-        html: content.html,
-        text: content.text,
-      },
+      campaignColumnsOf(content),
       tx,
     );
   }
@@ -177,4 +163,15 @@ export class AutomationStepSends {
     await this.campaigns.cancelStepCampaigns(accountId, campaignIds, tx);
     for (const id of campaignIds) await this.ledger.cancelPending(accountId, id, tx);
   }
+}
+
+/** A send step's content as the columns of its hidden campaigns, on creation and on an edit. */
+function campaignColumnsOf(content: StepContent) {
+  return {
+    subject: content.subject,
+    fromAddress: content.from,
+    templateId: content.templateId,
+    html: content.html,
+    text: content.text,
+  };
 }

@@ -4,7 +4,7 @@ import type { FeedbackKind } from '../../message-refs/feedback-report';
 import { AccountId, accountIdOfRow } from '../../platform/database/account-id';
 import type { Db } from '../../platform/database/db';
 import { PrismaService } from '../../platform/database/prisma.service';
-import { keysetPage, PageRequest } from '../../platform/pagination/page-request';
+import { keysetPage, KeysetListing, PageRequest } from '../../platform/pagination/page-request';
 import type { ActivityKind } from '../ledger/campaign-ledger.sql';
 import * as sql from './campaigns.sql';
 
@@ -45,7 +45,9 @@ export interface FanoutCheckpoint {
  * The raw statements are in campaigns.sql.ts.
  */
 @Injectable()
-export class CampaignsRepository {
+export class CampaignsRepository implements KeysetListing<Campaign> {
+  readonly listName = 'campaigns';
+
   constructor(private readonly prisma: PrismaService) {}
 
   listPage(accountId: AccountId, page: PageRequest): Promise<Campaign[]> {

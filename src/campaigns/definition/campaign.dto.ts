@@ -10,20 +10,16 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateIf,
 } from 'class-validator';
 import { Mailbox } from '../../platform/validation/mailbox.decorator';
 import { MAX_RATE_PER_MINUTE } from './send-pace';
+import { Omittable } from '../../platform/validation/omittable.decorator';
+import { ResourceName, ResourceRename } from '../../platform/validation/resource-name.decorator';
 
 const MAX_BODY = 512 * 1024;
-const present = (_: object, value: unknown) => value !== undefined;
 
 export class CreateCampaignDto {
-  @ApiProperty({ example: 'November newsletter' })
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @ResourceName('November newsletter')
   name!: string;
 
   @ApiProperty({ example: 'News for {{first_name}}', description: 'Handlebars merge fields.' })
@@ -99,15 +95,11 @@ export class CreateCampaignDto {
  * optional one.
  */
 export class UpdateCampaignDto {
-  @ApiPropertyOptional()
-  @ValidateIf(present)
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @ResourceRename()
   name?: string;
 
   @ApiPropertyOptional()
-  @ValidateIf(present)
+  @Omittable()
   @IsString()
   @IsNotEmpty()
   @Matches(/^[^\r\n]*$/, { message: 'subject must be one line' })
@@ -115,7 +107,7 @@ export class UpdateCampaignDto {
   subject?: string;
 
   @ApiPropertyOptional()
-  @ValidateIf(present)
+  @Omittable()
   @IsString()
   @Mailbox()
   from?: string;

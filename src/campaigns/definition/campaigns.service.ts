@@ -55,7 +55,7 @@ export class CampaignsService {
   list(caller: Principal, query: ListQuery): Promise<Page<CampaignResponse>> {
     return this.paginator.page(
       caller.accountId,
-      'campaigns',
+      this.campaigns.listName,
       query,
       async (page) =>
         this.withCurrentCounters(

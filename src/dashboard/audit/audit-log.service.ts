@@ -38,13 +38,7 @@ export class DashboardAuditService {
   ) {}
 
   async list(accountId: AccountId, query: ListQuery): Promise<Page<AuditEventView>> {
-    const page = await this.paginator.list(
-      accountId,
-      'dashboard-audit',
-      query,
-      this.events,
-      (row) => row,
-    );
+    const page = await this.paginator.list(accountId, query, this.events, (row) => row);
     return { data: await this.present(accountId, page.data), next_cursor: page.next_cursor };
   }
 

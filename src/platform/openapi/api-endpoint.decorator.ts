@@ -26,7 +26,8 @@ export interface EndpointDoc {
   errors?: readonly OperationError[];
   /**
    * Takes an `Idempotency-Key` request header and replays the first response with
-   * `Idempotent-Replayed: true`.
+   * `Idempotent-Replayed: true`; the key reused with another payload, or while its first
+   * request is in progress, is a 409, so 409 need not be listed in `errors` as well.
    */
   idempotent?: boolean;
   /** A response body to show; without one, the document builds it from the schema's examples. */
@@ -60,7 +61,11 @@ const ERROR_MEANINGS: Record<ErrorStatus, string> = {
  */
 export function ApiEndpoint(doc: EndpointDoc): MethodDecorator {
   const successes: readonly SuccessDoc[] = isList(doc.success) ? doc.success : [doc.success];
-  const errors = [...ALWAYS_POSSIBLE_ERRORS, ...(doc.errors ?? [])].sort((a, b) => a - b);
+  const own: readonly ErrorStatus[] = [
+    ...(doc.idempotent ? [409 as const] : []),
+    ...(doc.errors ?? []),
+  ];
+  const errors = [...new Set([...ALWAYS_POSSIBLE_ERRORS, ...own])].sort((a, b) => a - b);
   return applyDecorators(
     ApiOperation({ operationId: doc.id, summary: doc.summary, description: doc.description }),
     ...successes.map((success, index) =>

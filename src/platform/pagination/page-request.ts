@@ -1,3 +1,4 @@
+import type { AccountId } from '../database/account-id';
 import { InvalidRequestError } from '../errors/api-errors';
 
 export const DEFAULT_LIMIT = 25;
@@ -49,4 +50,14 @@ export function keysetPage(accountId: string, page: PageRequest) {
     orderBy: { id: 'desc' as const },
     take: page.limit,
   };
+}
+
+/**
+ * A repository's own keyset listing of an account's rows (Paginator.list pages it). Its name
+ * is what the page cursors are signed for, so a cursor of one listing is refused by another:
+ * one name per listing, kept beside the query whose order the cursor points into.
+ */
+export interface KeysetListing<Row> {
+  readonly listName: string;
+  listPage(accountId: AccountId, page: PageRequest): Promise<Row[]>;
 }

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { AccountId } from '../database/account-id';
 import { KeyedHasher } from '../crypto/keyed-hasher';
 import { CursorCodec } from './cursor-codec';
-import { ListQuery, Page, PageRequest, parseCursor, parseLimit } from './page-request';
+import {
+  KeysetListing,
+  ListQuery,
+  Page,
+  PageRequest,
+  parseCursor,
+  parseLimit,
+} from './page-request';
 
 /**
  * Runs one keyset page of a list: parses limit and cursor, asks the repository for one row
@@ -37,19 +44,18 @@ export class Paginator {
     };
   }
 
-  /** page() of a repository's own keyset listing (`listPage(accountId, request)`). */
+  /** page() of a repository's own keyset listing, under the listing's name. */
   list<Row extends { id: string }, Item>(
     accountId: AccountId,
-    list: string,
     query: ListQuery,
-    source: { listPage(accountId: AccountId, request: PageRequest): Promise<Row[]> },
+    listing: KeysetListing<Row>,
     present: (row: Row) => Item,
   ): Promise<Page<Item>> {
     return this.page(
       accountId,
-      list,
+      listing.listName,
       query,
-      (request) => source.listPage(accountId, request),
+      (request) => listing.listPage(accountId, request),
       present,
     );
   }
