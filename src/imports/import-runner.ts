@@ -8,8 +8,11 @@ import { IMPORT_BATCH } from './imports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { SubscriberBulkWriter, BulkItem } from '../subscribers/subscriber-bulk-writer';
 import { recordToBody } from '../subscribers/subscriber-csv';
+import { stageFields, stageLine, StagedBatch } from '../subscribers/subscriber-stage';
 import { CreateSubscriberDto } from '../subscribers/subscriber.dto';
+import { newIds } from '../platform/crypto/ids';
 import { CsvItem, csvBatches } from './csv-records';
+import { FastCsvRows } from './fast-csv-row';
 import { CsvRowCounter } from './csv-row-count';
 import { BatchCounts, ImportRowError, ImportRun, ImportsRepository } from './imports.repository';
 import { QuickDtoCheck } from './quick-dto-check';
@@ -21,7 +24,10 @@ const ERRORS_PER_ROW = 10;
 const PREPARE_SLICE = 100;
 
 interface PreparedBatch {
-  items: BulkItem[];
+  /** Valid rows, each email once: decided and written by one statement. */
+  staged: StagedBatch;
+  /** Valid rows written the other way: an email met earlier in the batch, in order. */
+  later: BulkItem[];
   refusals: { row: number; details: ErrorDetail[] }[];
 }
 
@@ -40,6 +46,7 @@ class ImportTakenOver extends Error {}
 export class ImportRunner {
   private readonly logger = new Logger(ImportRunner.name);
   private readonly quickCheck = new QuickDtoCheck(CreateSubscriberDto);
+  private fast: { job: ImportRun; rows: FastCsvRows } | undefined;
 
   constructor(
     private readonly imports: ImportsRepository,
@@ -130,8 +137,12 @@ export class ImportRunner {
     batch: CsvItem[],
     job: ImportRun,
   ): Promise<PreparedBatch> {
-    const prepared: PreparedBatch = { items: [], refusals: [] };
+    const prepared: PreparedBatch = { staged: new StagedBatch(), later: [], refusals: [] };
     const width = job.columns.columns.length;
+    const fast = this.fastRowsOf(job);
+    const ids = newIds(batch.length);
+    // The batch's emails (normalised) so far: a second row for one is written after the first.
+    const seen = new Set<string>();
     for (let index = 0; index < batch.length; index++) {
       if (index % PREPARE_SLICE === PREPARE_SLICE - 1) await new Promise(setImmediate);
       const item = batch[index];
@@ -140,7 +151,9 @@ export class ImportRunner {
           row: item.row,
           details: [{ field: 'row', code: 'invalid_csv', message: item.problem }],
         });
-      } else if (item.cells.length > width) {
+        continue;
+      }
+      if (item.cells.length > width) {
         prepared.refusals.push({
           row: item.row,
           details: [
@@ -151,26 +164,56 @@ export class ImportRunner {
             },
           ],
         });
-      } else {
-        const body = recordToBody(item.cells, job.columns.columns);
-        const quick = this.quickCheck.accept(body);
-        if (quick) {
-          const identity = this.writer.identify(accountId, quick);
-          prepared.items.push({ position: item.row, body: quick, identity });
+        continue;
+      }
+      const row = fast.accept(item.cells);
+      if (row) {
+        const identity = this.writer.identifyEmail(accountId, row.email);
+        if (!seen.has(identity.email)) {
+          seen.add(identity.email);
+          prepared.staged.add(
+            stageLine(item.row, ids[index], identity.hash, row.email, identity.email, row.fields),
+          );
           continue;
         }
-        const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
-          CreateSubscriberDto,
-          body,
+      }
+      const body = await this.validate(recordToBody(item.cells, job.columns.columns));
+      if ('details' in body) {
+        prepared.refusals.push({ row: item.row, details: body.details });
+        continue;
+      }
+      const identity = this.writer.identify(accountId, body.instance);
+      const fields = seen.has(identity.email) ? undefined : stageFields(body.instance);
+      seen.add(identity.email);
+      if (fields) {
+        const email = body.instance.email.trim();
+        prepared.staged.add(
+          stageLine(item.row, ids[index], identity.hash, email, identity.email, fields),
         );
-        if (details.length > 0) prepared.refusals.push({ row: item.row, details });
-        else {
-          const identity = this.writer.identify(accountId, instance);
-          prepared.items.push({ position: item.row, body: instance, identity });
-        }
+      } else {
+        prepared.later.push({ position: item.row, body: body.instance, identity });
       }
     }
     return prepared;
+  }
+
+  /** A body checked with the API's rules: the instance, or the details of what is wrong. */
+  private async validate(
+    body: Record<string, unknown>,
+  ): Promise<{ instance: CreateSubscriberDto } | { details: ErrorDetail[] }> {
+    const quick = this.quickCheck.accept(body);
+    if (quick) return { instance: quick };
+    const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
+      CreateSubscriberDto,
+      body,
+    );
+    return details.length > 0 ? { details } : { instance };
+  }
+
+  /** The fast row reader of an import's columns, made once per import. */
+  private fastRowsOf(job: ImportRun): FastCsvRows {
+    if (this.fast?.job !== job) this.fast = { job, rows: new FastCsvRows(job.columns.columns) };
+    return this.fast.rows;
   }
 
   private async writeBatch(
@@ -194,7 +237,6 @@ export class ImportRunner {
       }
     };
     for (const { row, details } of prepared.refusals) refuse(row, details);
-    const items = prepared.items;
     const actor: AuditActor = {
       accountId,
       apiKeyId: job.apiKeyId ?? undefined,
@@ -205,7 +247,7 @@ export class ImportRunner {
       if (checkpoint?.status !== 'running' || checkpoint.rowsProcessed !== first - 1) {
         throw new ImportTakenOver();
       }
-      const outcomes = await this.writer.write(client, items, {
+      const outcome = await this.writer.writeStaged(client, prepared.staged, prepared.later, {
         mode: job.mode,
         mergeCustomFields: true,
         actor,
@@ -214,13 +256,13 @@ export class ImportRunner {
         // but a change to `unsubscribed` is announced whoever makes it.
         announce: 'unsubscribes',
       });
-      for (const outcome of outcomes) {
-        if (outcome.status === 'created') counts.created++;
-        else if (outcome.status === 'updated') counts.updated++;
-        else if (outcome.status === 'unchanged') counts.unchanged++;
-        else if (outcome.status === 'erased') counts.skippedErased++;
-        else refuse(outcome.position, outcome.errors ?? []);
-      }
+      counts.created += outcome.created;
+      counts.updated += outcome.updated;
+      counts.unchanged += outcome.unchanged;
+      counts.skippedErased += outcome.erased;
+      for (const failed of outcome.failed) refuse(failed.position, failed.errors ?? []);
+      // Errors in row order, as they were when every row went by in order.
+      errors.sort((a, b) => a.row - b.row);
       await this.imports.advance(client, accountId, job.id, last, counts, errors);
     });
   }
