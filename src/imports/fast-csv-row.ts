@@ -31,7 +31,7 @@ const PLAIN_EMAIL =
  * when unpaired; a pair counts as one character in MaxLength), and the variation selectors
  * MaxLength does not count.
  */
-const LOOK_CLOSER = /[\0\uD800-\uDFFF\uFE0E\uFE0F]/;
+const LOOK_CLOSER = /\0|[\uD800-\uDFFF]|\uFE0E|\uFE0F/;
 
 const LIST_ITEMS = 100;
 const LIST_ITEM_LENGTH = 100;
@@ -126,8 +126,9 @@ export class FastCsvRows {
     if (email === undefined) return undefined;
     if (custom) {
       const json = JSON.stringify(custom);
-      // One byte per character at most when ASCII; otherwise counted as the DTO counts them.
-      const bytes = /^[\x00-\x7f]*$/.test(json) ? json.length : Buffer.byteLength(json, 'utf8');
+      // JSON escapes control characters: printable ASCII is one byte a character; otherwise
+      // the bytes are counted as the DTO counts them.
+      const bytes = /^[ -~]*$/.test(json) ? json.length : Buffer.byteLength(json, 'utf8');
       if (bytes > CUSTOM_FIELDS.maxBytes) return undefined;
       fields[STAGE_FIELD_INDEX.get('custom_fields')!] = copyText(json);
     }

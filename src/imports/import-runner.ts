@@ -26,9 +26,15 @@ const PREPARE_SLICE = 100;
 interface PreparedBatch {
   /** Valid rows, each email once: decided and written by one statement. */
   staged: StagedBatch;
+  /** The normalised emails of the batch's valid rows so far. */
+  emails: Set<string>;
   /** Valid rows written the other way: an email met earlier in the batch, in order. */
   later: BulkItem[];
   refusals: { row: number; details: ErrorDetail[] }[];
+}
+
+function newPreparedBatch(): PreparedBatch {
+  return { staged: new StagedBatch(), emails: new Set(), later: [], refusals: [] };
 }
 
 /** Another runner has moved this import on (a job BullMQ wrongly thought stalled). */
@@ -102,50 +108,59 @@ export class ImportRunner {
 
   /**
    * Batches are validated while the previous one is being written (the next rows are parsed
-   * and checked during its transaction), and committed strictly in order, one at a time.
+   * and checked during its transaction), and committed strictly in order, one at a time. Rows
+   * are read and prepared PREPARE_SLICE at a time: a row's cells die young, and only its staged
+   * line waits for the batch's write.
    */
   private async importRows(accountId: AccountId, job: ImportRun): Promise<void> {
     let writing: Promise<void> | undefined;
-    const batches = csvBatches(
+    const slices = csvBatches(
       this.files.read(accountId, job.fileId!),
       job.columns.delimiter,
-      IMPORT_BATCH,
+      PREPARE_SLICE,
     );
-    for await (const read of batches) {
-      const items = read.filter((item) => item.row > job.rowsProcessed); // committed before a crash
-      if (items.length === 0) continue;
-      const prepared = await this.prepare(accountId, items, job);
+    let batch: { first: number; last: number; rows: number; prepared: PreparedBatch } | undefined;
+    const write = async () => {
+      if (!batch) return;
+      const { first, last, prepared } = batch;
+      batch = undefined;
       await writing;
-      // Only the rows' range goes on: their cells can be collected while the batch is written.
-      const rows = { first: items[0].row, last: items[items.length - 1].row };
-      writing = this.writeBatch(accountId, job, rows, prepared);
+      writing = this.writeBatch(accountId, job, { first, last }, prepared);
       // Awaited before the next batch (or at the end); until then a failure must not count as
       // unhandled.
       writing.catch(() => undefined);
+    };
+    for await (const read of slices) {
+      const items = read.filter((item) => item.row > job.rowsProcessed); // committed before a crash
+      if (items.length === 0) continue;
+      batch ??= { first: items[0].row, last: 0, rows: 0, prepared: newPreparedBatch() };
+      batch.last = items[items.length - 1].row;
+      batch.rows += items.length;
+      await this.prepare(accountId, items, job, batch.prepared);
+      if (batch.rows >= IMPORT_BATCH) await write();
+      // The write's replies from PostgreSQL are answered between two slices.
+      await new Promise(setImmediate);
     }
+    await write();
     await writing;
   }
 
   /**
-   * The rows of a batch as validated writes with their identities, and the refusals of those
-   * that are not. Runs while the previous batch is written, so it hands the event loop back
-   * every PREPARE_SLICE rows: the write's replies from PostgreSQL are answered at once and the
-   * database is not left waiting on this loop.
+   * Adds rows to a batch: as staged lines (valid, first of their email in the batch), as items
+   * for the writer (valid, the rest), or as refusals. Runs while the previous batch is written.
    */
   private async prepare(
     accountId: AccountId,
-    batch: CsvItem[],
+    rows: CsvItem[],
     job: ImportRun,
-  ): Promise<PreparedBatch> {
-    const prepared: PreparedBatch = { staged: new StagedBatch(), later: [], refusals: [] };
+    prepared: PreparedBatch,
+  ): Promise<void> {
     const width = job.columns.columns.length;
     const fast = this.fastRowsOf(job);
-    const ids = newIds(batch.length);
-    // The batch's emails (normalised) so far: a second row for one is written after the first.
-    const seen = new Set<string>();
-    for (let index = 0; index < batch.length; index++) {
-      if (index % PREPARE_SLICE === PREPARE_SLICE - 1) await new Promise(setImmediate);
-      const item = batch[index];
+    const ids = newIds(rows.length);
+    const seen = prepared.emails;
+    for (let index = 0; index < rows.length; index++) {
+      const item = rows[index];
       if ('problem' in item) {
         prepared.refusals.push({
           row: item.row,
@@ -194,7 +209,6 @@ export class ImportRunner {
         prepared.later.push({ position: item.row, body: body.instance, identity });
       }
     }
-    return prepared;
   }
 
   /** A body checked with the API's rules: the instance, or the details of what is wrong. */
@@ -264,6 +278,6 @@ export class ImportRunner {
       // Errors in row order, as they were when every row went by in order.
       errors.sort((a, b) => a.row - b.row);
       await this.imports.advance(client, accountId, job.id, last, counts, errors);
-    });
+    }, this.writer.stagingTable);
   }
 }

@@ -159,8 +159,17 @@ export class SubscriberBulkWriter {
    * UPSERT_STAGED). What that statement leaves to JavaScript (a suppressed address set back to
    * `subscribed`, custom fields that may pass their limits when merged) and the `later` items are
    * then written by `write`, in the order of their positions, so an email met twice is applied
-   * in order. Only changes to `unsubscribed` are announced (`announce: 'unsubscribes'`).
+   * in order. Only changes to `unsubscribed` are announced (`announce: 'unsubscribes'`). The
+   * transaction must have been opened with `stagingTable`.
    */
+  /**
+   * The statement a transaction running `writeStaged` opens with (`PgPool.transaction`'s
+   * `opening`): it makes the staging table where the connection has none.
+   */
+  get stagingTable(): string {
+    return this.subscribers.stagingTable;
+  }
+
   async writeStaged(
     client: PgClient,
     batch: StagedBatch,

@@ -183,9 +183,11 @@ export class SubscribersRepository {
   /** The staged rows' erasure hashes, as a query (for the identity locks). */
   readonly stagedHashes = sql.STAGED_HASHES;
 
+  /** Makes the staging table where it is missing: the opening of a staged write's transaction. */
+  readonly stagingTable = sql.CREATE_STAGE;
+
   /** A batch's lines (subscriber-stage.ts) into the transaction's staging table, emptied at commit. */
   async stage(client: PgClient, lines: string): Promise<void> {
-    await client.query(sql.CREATE_STAGE);
     await copyFrom(client, sql.COPY_STAGE, lines);
   }
 
