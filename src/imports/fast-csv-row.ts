@@ -1,7 +1,7 @@
 import { restoreCell } from '../platform/csv/formula-cells';
 import { CUSTOM_PREFIX, CsvColumn, parseCustomCell } from '../subscribers/subscriber-csv';
 import { PROFILE_FIELDS } from '../subscribers/subscriber-fields';
-import { ABSENT, STAGE_FIELD_INDEX, STAGE_FIELDS, stageList } from '../subscribers/subscriber-stage';
+import { StageShape, stageList } from '../subscribers/subscriber-stage';
 import { copyText } from '../platform/database/copy-from';
 import { CUSTOM_FIELDS } from '../subscribers/subscriber.dto';
 
@@ -33,6 +33,9 @@ const PLAIN_EMAIL =
  */
 const LOOK_CLOSER = /\0|[\uD800-\uDFFF]|\uFE0E|\uFE0F/;
 
+/** LOOK_CLOSER, or a character COPY's text format escapes: a cell without any is used as it is. */
+const NOT_PLAIN = /\0|[\\\t\n\r\uD800-\uDFFF]|\uFE0E|\uFE0F/;
+
 const LIST_ITEMS = 100;
 const LIST_ITEM_LENGTH = 100;
 /** Text of the fields the DTO accepts and Herald ignores (id, created_at, updated_at). */
@@ -57,15 +60,24 @@ const TEXT_LENGTH = new Map<string, number>(
 export interface FastRow {
   /** The email cell, trimmed as the DTO's transform does. */
   email: string;
-  /** Staged field values, in STAGE_FIELDS order. */
+  /** Staged field values, in the order of `shape`. */
   fields: string[];
 }
 
 export class FastCsvRows {
+  /** The fields an import of these columns can set: those its staged lines carry. */
+  readonly shape: StageShape;
   private readonly columns: Column[];
+  private readonly customIndex: number | undefined;
 
   constructor(columns: readonly CsvColumn[]) {
-    this.columns = columns.map(({ target }) => columnOf(target));
+    this.shape = new StageShape(
+      columns.flatMap(({ target }) =>
+        target === null ? [] : [target.startsWith(CUSTOM_PREFIX) ? 'custom_fields' : target],
+      ),
+    );
+    this.customIndex = this.shape.indexOf('custom_fields');
+    this.columns = columns.map(({ target }) => columnOf(target, this.shape));
     const customKeys = this.columns.filter((column) => column.kind === 'custom').length;
     // More custom columns than custom_fields may have keys: any row could pass the limit.
     if (customKeys > CUSTOM_FIELDS.maxKeys) this.columns = this.columns.map(() => ({ kind: 'other' }));
@@ -73,7 +85,7 @@ export class FastCsvRows {
 
   /** The row's email and staged fields, or undefined to take the general way. */
   accept(record: readonly string[]): FastRow | undefined {
-    const fields = new Array<string>(STAGE_FIELDS.length).fill(ABSENT);
+    const fields = this.shape.emptyValues();
     let email: string | undefined;
     let custom: Record<string, unknown> | undefined;
     const columns = this.columns;
@@ -84,7 +96,8 @@ export class FastCsvRows {
       if (raw === undefined) continue;
       const cell = restoreCell(raw);
       if (cell.trim() === '') continue;
-      if (LOOK_CLOSER.test(cell)) return undefined;
+      const plain = !NOT_PLAIN.test(cell);
+      if (!plain && LOOK_CLOSER.test(cell)) return undefined;
       switch (column.kind) {
         case 'email': {
           const trimmed = cell.trim();
@@ -95,7 +108,7 @@ export class FastCsvRows {
         }
         case 'text':
           if (cell.length > column.maxLength) return undefined;
-          fields[column.index] = copyText(cell);
+          fields[column.index] = plain ? cell : copyText(cell);
           break;
         case 'list': {
           if (cell.trimStart().startsWith('[')) return undefined;
@@ -130,13 +143,13 @@ export class FastCsvRows {
       // the bytes are counted as the DTO counts them.
       const bytes = /^[ -~]*$/.test(json) ? json.length : Buffer.byteLength(json, 'utf8');
       if (bytes > CUSTOM_FIELDS.maxBytes) return undefined;
-      fields[STAGE_FIELD_INDEX.get('custom_fields')!] = copyText(json);
+      fields[this.customIndex!] = copyText(json);
     }
     return { email, fields };
   }
 }
 
-function columnOf(target: CsvColumn['target']): Column {
+function columnOf(target: CsvColumn['target'], shape: StageShape): Column {
   if (target === null) return { kind: 'skip' };
   if (target === 'email') return { kind: 'email' };
   if (target === 'id' || target === 'created_at' || target === 'updated_at') {
@@ -147,8 +160,8 @@ function columnOf(target: CsvColumn['target']): Column {
     // A key with characters to look closer at: its rows go the other way.
     return LOOK_CLOSER.test(key) ? { kind: 'other' } : { kind: 'custom', key };
   }
-  const index = STAGE_FIELD_INDEX.get(target);
-  const field = index === undefined ? undefined : STAGE_FIELDS[index];
+  const index = shape.indexOf(target);
+  const field = index === undefined ? undefined : shape.fields[index];
   if (index === undefined || !field) return { kind: 'other' };
   if (field.kind === 'text') return { kind: 'text', index, maxLength: TEXT_LENGTH.get(target)! };
   if (field.kind === 'list') return { kind: 'list', index };

@@ -8,7 +8,12 @@ import { IMPORT_BATCH } from './imports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { SubscriberBulkWriter, BulkItem } from '../subscribers/subscriber-bulk-writer';
 import { recordToBody } from '../subscribers/subscriber-csv';
-import { stageFields, stageLine, StagedBatch } from '../subscribers/subscriber-stage';
+import {
+  stageFields,
+  stageLine,
+  StagedBatch,
+  StageShape,
+} from '../subscribers/subscriber-stage';
 import { CreateSubscriberDto } from '../subscribers/subscriber.dto';
 import { newIds } from '../platform/crypto/ids';
 import { CsvItem, csvBatches } from './csv-records';
@@ -33,8 +38,8 @@ interface PreparedBatch {
   refusals: { row: number; details: ErrorDetail[] }[];
 }
 
-function newPreparedBatch(): PreparedBatch {
-  return { staged: new StagedBatch(), emails: new Set(), later: [], refusals: [] };
+function newPreparedBatch(shape: StageShape): PreparedBatch {
+  return { staged: new StagedBatch(shape), emails: new Set(), later: [], refusals: [] };
 }
 
 /** Another runner has moved this import on (a job BullMQ wrongly thought stalled). */
@@ -133,7 +138,12 @@ export class ImportRunner {
     for await (const read of slices) {
       const items = read.filter((item) => item.row > job.rowsProcessed); // committed before a crash
       if (items.length === 0) continue;
-      batch ??= { first: items[0].row, last: 0, rows: 0, prepared: newPreparedBatch() };
+      batch ??= {
+        first: items[0].row,
+        last: 0,
+        rows: 0,
+        prepared: newPreparedBatch(this.fastRowsOf(job).shape),
+      };
       batch.last = items[items.length - 1].row;
       batch.rows += items.length;
       await this.prepare(accountId, items, job, batch.prepared);
@@ -198,7 +208,7 @@ export class ImportRunner {
         continue;
       }
       const identity = this.writer.identify(accountId, body.instance);
-      const fields = seen.has(identity.email) ? undefined : stageFields(body.instance);
+      const fields = seen.has(identity.email) ? undefined : stageFields(body.instance, prepared.staged.shape);
       seen.add(identity.email);
       if (fields) {
         const email = body.instance.email.trim();

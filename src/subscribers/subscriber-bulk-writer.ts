@@ -185,7 +185,8 @@ export class SubscriberBulkWriter {
     let unsubscribed: string[] = [];
     const items: BulkItem[] = [];
     if (batch.size > 0) {
-      await this.subscribers.stage(client, batch.text());
+      const fields = batch.shape.fields.map((field) => field.name);
+      await this.subscribers.stage(client, fields, batch.text());
       await this.erasureGuard.lockStaged(accountId, this.subscribers.stagedHashes, client);
       const result = await this.subscribers.upsertStaged(client, accountId, options.mode);
       outcome.created = result.created;

@@ -10,27 +10,48 @@ import type { CreateSubscriberDto } from './subscriber.dto';
  * leaves alone, else the value as the column stores it (what `toColumns` makes of the body).
  */
 
-/** The profile fields of a staged line, in its order (after position, id, hash and emails). */
+/** The profile fields a staged line may carry (after position, id, hash and emails). */
 export const STAGE_FIELDS: readonly ProfileField[] = PROFILE_FIELDS;
 
 /** A staged field the item leaves as it is. */
 export const ABSENT = '\\N';
 
-/** Where each profile field's value goes in the array `stageLine` takes. */
-export const STAGE_FIELD_INDEX: ReadonlyMap<string, number> = new Map(
-  STAGE_FIELDS.map((field, index) => [field.name, index]),
-);
+/**
+ * The profile fields the lines of a batch carry, in STAGE_FIELDS order: those an import's
+ * columns can set, so a line holds no column that would always be `\N` (the staging table's
+ * others stay NULL).
+ */
+export class StageShape {
+  readonly fields: readonly ProfileField[];
+  private readonly indexes: ReadonlyMap<string, number>;
 
-/** A row's line: `fields` are encoded already (`ABSENT`, `copyText`…), in STAGE_FIELDS order. */
+  constructor(names: Iterable<string>) {
+    const wanted = new Set(names);
+    this.fields = STAGE_FIELDS.filter((field) => wanted.has(field.name));
+    this.indexes = new Map(this.fields.map((field, index) => [field.name, index]));
+  }
+
+  /** Where a field's value goes in a line's values; undefined when the shape lacks it. */
+  indexOf(name: string): number | undefined {
+    return this.indexes.get(name);
+  }
+
+  /** Values of a line that sets nothing yet. */
+  emptyValues(): string[] {
+    return new Array<string>(this.fields.length).fill(ABSENT);
+  }
+}
+
+/** A row's line: `values` are encoded already (`ABSENT`, `copyText`…), in its shape's order. */
 export function stageLine(
   position: number,
   id: string,
   hash: string,
   email: string,
   emailNormalized: string,
-  fields: readonly string[],
+  values: readonly string[],
 ): string {
-  return `${position}\t${id}\t${hash}\t${copyText(email)}\t${copyText(emailNormalized)}\t${fields.join('\t')}`;
+  return `${position}\t${id}\t${hash}\t${copyText(email)}\t${copyText(emailNormalized)}\t${values.join('\t')}`;
 }
 
 /** A list field's value: items as a text[] (null clears the list, as `toColumns` has it). */
@@ -39,43 +60,45 @@ export function stageList(items: readonly string[] | null): string {
 }
 
 /**
- * The staged field values of a validated body, or undefined when it holds what a staged write
- * does not carry (statistics, a custom_fields of null, a text field cleared with null: a CSV row
- * never does either); the caller writes such an item the other way.
+ * The staged values of a validated body, in `shape`'s order, or undefined when it holds what
+ * a staged line does not carry (statistics, a field outside the shape, a custom_fields of null,
+ * a text field cleared with null: a CSV row never does these); the caller writes such an item
+ * the other way.
  */
-export function stageFields(body: CreateSubscriberDto): string[] | undefined {
+export function stageFields(body: CreateSubscriberDto, shape: StageShape): string[] | undefined {
   if (body.statistics !== undefined) return undefined;
-  const fields = new Array<string>(STAGE_FIELDS.length).fill(ABSENT);
-  const values = body as unknown as Record<string, unknown>;
-  for (let index = 0; index < STAGE_FIELDS.length; index++) {
-    const field = STAGE_FIELDS[index];
-    const value = values[field.name];
+  const values = shape.emptyValues();
+  const fields = body as unknown as Record<string, unknown>;
+  for (const field of STAGE_FIELDS) {
+    const value = fields[field.name];
     if (value === undefined) continue;
+    const index = shape.indexOf(field.name);
+    if (index === undefined) return undefined;
     switch (field.kind) {
       case 'text':
         if (typeof value !== 'string') return undefined;
-        fields[index] = copyText(value);
+        values[index] = copyText(value);
         break;
       case 'date':
         if (typeof value !== 'string') return undefined;
-        fields[index] = new Date(value).toISOString();
+        values[index] = new Date(value).toISOString();
         break;
       case 'list':
-        fields[index] = stageList(value as string[] | null);
+        values[index] = stageList(value as string[] | null);
         break;
       case 'custom':
         if (value === null) return undefined;
-        fields[index] = copyText(JSON.stringify(value));
+        values[index] = copyText(JSON.stringify(value));
         break;
       case 'social': {
         const items = (value ?? []) as { platform: string; profile_id: string }[];
         const kept = items.map(({ platform, profile_id }) => ({ platform, profile_id }));
-        fields[index] = copyText(JSON.stringify(kept));
+        values[index] = copyText(JSON.stringify(kept));
         break;
       }
     }
   }
-  return fields;
+  return values;
 }
 
 /**
@@ -92,9 +115,11 @@ export function bodyOfStagedRow(row: Record<string, unknown>): CreateSubscriberD
   return body as unknown as CreateSubscriberDto;
 }
 
-/** The lines of one batch, as they are added. */
+/** The lines of one batch, as they are added, and the fields they carry. */
 export class StagedBatch {
   private readonly lines: string[] = [];
+
+  constructor(readonly shape: StageShape) {}
 
   add(line: string): void {
     this.lines.push(line);

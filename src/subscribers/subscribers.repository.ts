@@ -186,9 +186,12 @@ export class SubscribersRepository {
   /** Makes the staging table where it is missing: the opening of a staged write's transaction. */
   readonly stagingTable = sql.CREATE_STAGE;
 
-  /** A batch's lines (subscriber-stage.ts) into the transaction's staging table, emptied at commit. */
-  async stage(client: PgClient, lines: string): Promise<void> {
-    await copyFrom(client, sql.COPY_STAGE, lines);
+  /**
+   * A batch's lines (subscriber-stage.ts), carrying these profile fields, into the transaction's
+   * staging table (emptied at commit).
+   */
+  async stage(client: PgClient, fields: readonly string[], lines: string): Promise<void> {
+    await copyFrom(client, sql.copyStage(fields), lines);
   }
 
   /**

@@ -286,8 +286,15 @@ const STAGED_FIELDS = PROFILE_FIELDS.map((field) => field.name);
 export const CREATE_STAGE = `CREATE TEMP TABLE IF NOT EXISTS subscriber_stage
   (${STAGE.map(([column, type]) => `${column} ${type}`).join(', ')}) ON COMMIT DELETE ROWS`;
 
-/** A batch's rows, one line each (COPY text format, STAGE's columns in order). */
-export const COPY_STAGE = `COPY subscriber_stage (${STAGE.map(([column]) => column).join(', ')}) FROM STDIN`;
+/**
+ * A batch's rows, one line each (COPY text format): position, id, hash, emails, then these
+ * profile fields (names of PROFILE_FIELDS, never input), the others left NULL.
+ */
+export const copyStage = (fields: readonly string[]) => {
+  const known = new Set<string>(STAGED_FIELDS);
+  if (!fields.every((field) => known.has(field))) throw new Error('not profile fields');
+  return `COPY subscriber_stage (${[...STAGE.slice(0, 5).map(([column]) => column), ...fields].join(', ')}) FROM STDIN`;
+};
 
 /** The erasure hashes of the staged rows, for the identity locks (a query over them). */
 export const STAGED_HASHES = 'SELECT hash FROM subscriber_stage';
