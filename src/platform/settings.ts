@@ -83,12 +83,11 @@ export const REDIS_READY_WAIT_MS = 2_000;
 // --- Stored files, and the jobs of data in bulk (imports, exports) ----------------------------
 
 /**
- * Bytes per row of a stored file (uploads, exports). Large enough that a 100 MB upload is 400
- * inserts and an import of it as many reads (each a round trip, the upload's at the client's
- * expense), small enough that the one chunk a reader holds costs it little memory (read in
- * binary: a Buffer outside V8's heap, not hex text twice its size).
+ * Bytes per row of a stored file (uploads, exports). Large enough that a 100 MB upload is
+ * 200 inserts, small enough that reading one (pg returns bytea as hex text, twice its size)
+ * costs a worker little memory.
  */
-export const FILE_CHUNK_BYTES = 256 * 1024;
+export const FILE_CHUNK_BYTES = 48 * 1024;
 
 /** Attempts of an import or export job (1 s apart, doubling): they fail only if PostgreSQL does. */
 export const BULK_JOB_ATTEMPTS = 10;

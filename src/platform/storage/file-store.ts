@@ -1,6 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import type { QueryConfig } from 'pg';
 import { newId } from '../crypto/ids';
 import type { AccountId } from '../database/account-id';
 import type { Db, PgClient } from '../database/db';
@@ -73,10 +72,11 @@ export class FileStore {
     const pool = this.pool;
     async function* chunks(): AsyncGenerator<Buffer> {
       for (let seq = 0; ; seq++) {
-        // In binary: the bytes as they are, not hex text for both ends to encode and decode.
-        // (pg reads `binary` from the query's config; its types leave it out.)
-        const query = { text: sql.READ_CHUNK, values: [accountId, fileId, seq], binary: true };
-        const { rows } = await pool.query<{ data: Buffer }>(query as QueryConfig);
+        const { rows } = await pool.query<{ data: Buffer }>(sql.READ_CHUNK, [
+          accountId,
+          fileId,
+          seq,
+        ]);
         if (rows.length === 0) return;
         yield rows[0].data;
       }
