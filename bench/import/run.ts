@@ -21,6 +21,7 @@
 // Ctrl-C).
 
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { newId } from '../../src/platform/crypto/ids';
 import { QUEUES } from '../../src/platform/queue/queue.module';
 import { processCpuMs } from '../support/cpu-meter';
@@ -102,7 +103,10 @@ async function main(): Promise<void> {
 
   const rows = asSubscriberRows(account.id);
   const copyBefore = await copyRowsPerSec(rows);
-  console.log(`  COPY into a table like subscribers: ${copyBefore.toFixed(0)} rows/s`);
+  console.log(
+    `  COPY into a table like subscribers: ${copyBefore.perSec.toFixed(0)} rows/s, ` +
+      `${copyBefore.cpuMs} ms of PostgreSQL CPU`,
+  );
 
   const port = await freePort();
   const server = bench.start(['dist/main.js', '--api-only'], { PORT: String(port) });
@@ -133,6 +137,7 @@ async function main(): Promise<void> {
   const idleRss = peakRssMiB(worker.child.pid);
 
   const cpuBefore = processCpuMs(worker.child.pid) ?? 0;
+  const apiCpuBefore = processCpuMs(server.child.pid) ?? 0;
   const databaseCpu = new DatabaseCpu();
   await databaseCpu.sample(true);
   const started = Date.now();
@@ -146,6 +151,7 @@ async function main(): Promise<void> {
   const { id } = (await accepted.json()) as { id: string };
   if (accepted.status !== 202) throw new Error(`POST /v1/imports: ${accepted.status}`);
   const uploadedMs = Date.now() - started;
+  const uploadApiCpu = (processCpuMs(server.child.pid) ?? 0) - apiCpuBefore;
   await databaseCpu.sample();
   const uploadPgCpu = databaseCpu.spentMs();
   let progress: Record<string, unknown>;
@@ -163,18 +169,27 @@ async function main(): Promise<void> {
     throw new Error(`import: ${JSON.stringify({ ...progress, errors: undefined })}`);
   }
   const workerCpu = (processCpuMs(worker.child.pid) ?? 0) - cpuBefore;
+  const apiCpu = (processCpuMs(server.child.pid) ?? 0) - apiCpuBefore;
   await databaseCpu.sample();
   const pgCpu = databaseCpu.spentMs();
   console.log(`PostgreSQL CPU: ${uploadPgCpu} ms for the upload, ${pgCpu - uploadPgCpu} ms after`);
+  console.log(`API CPU: ${uploadApiCpu} ms for the upload, ${apiCpu - uploadApiCpu} ms after (polling)`);
   const peak = peakRssMiB(worker.child.pid);
   await bench.stop(worker.child);
 
   const copyAfter = await copyRowsPerSec(rows);
-  console.log(`  COPY into a table like subscribers: ${copyAfter.toFixed(0)} rows/s`);
-  const copy = Math.max(copyBefore, copyAfter);
+  console.log(
+    `  COPY into a table like subscribers: ${copyAfter.perSec.toFixed(0)} rows/s, ` +
+      `${copyAfter.cpuMs} ms of PostgreSQL CPU`,
+  );
+  const copy = Math.max(copyBefore.perSec, copyAfter.perSec);
+  const copyCpu = Math.min(copyBefore.cpuMs, copyAfter.cpuMs);
+  // CPU of the whole import (upload included: API, worker, PostgreSQL) against COPY's: the
+  // measure that moves least with the load of other processes on the machine.
+  const heraldCpu = uploadApiCpu + workerCpu + pgCpu;
   const herald = ROWS / (elapsedMs / 1000);
   console.log(
-    `\n       N   COPY/s  herald/s  ratio  upload(ms)  CPU ms/row: worker  PostgreSQL  idle RSS  peak RSS(MiB)`,
+    `\n       N   COPY/s  herald/s  ratio  upload(ms)  CPU ms/row: worker  PostgreSQL  upload API  COPY  idle RSS  peak RSS(MiB)`,
   );
   console.log(
     [
@@ -185,9 +200,17 @@ async function main(): Promise<void> {
       String(uploadedMs).padStart(11),
       (workerCpu / ROWS).toFixed(3).padStart(26),
       (pgCpu / ROWS).toFixed(3).padStart(11),
+      (uploadApiCpu / ROWS).toFixed(3).padStart(11),
+      (copyCpu / ROWS).toFixed(3).padStart(5),
       idleRss.toFixed(0).padStart(9),
       peak.toFixed(0).padStart(14),
     ].join(' '),
+  );
+  console.log(
+    `CPU: Herald ${heraldCpu} ms (API upload + worker + PostgreSQL), COPY ${copyCpu} ms: ` +
+      `CPU ratio ${(copyCpu / heraldCpu).toFixed(2)}; load average ${loadavg()
+        .map((load) => load.toFixed(1))
+        .join(' ')}`,
   );
   console.log(
     'COPY/s: the better of the two COPY runs into a table like subscribers, around the import\n' +
@@ -261,15 +284,21 @@ async function createCopyTable(db: Parameters<Parameters<typeof withClient>[1]>[
   }
 }
 
-/** COPY FROM STDIN of every row on one connection into a fresh table like subscribers: rows/s. */
-async function copyRowsPerSec(rows: string): Promise<number> {
+/**
+ * COPY FROM STDIN of every row on one connection into a fresh table like subscribers: rows/s,
+ * and the CPU its backend spent (the COPY and its commit).
+ */
+async function copyRowsPerSec(rows: string): Promise<{ perSec: number; cpuMs: number }> {
   return withClient(env.DATABASE_URL, async (db) => {
     await createCopyTable(db);
+    const { rows: backend } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const cpuBefore = processCpuMs(backend[0].pid) ?? 0;
     const started = Date.now();
     await copyFromStdin(db, `COPY bench_copy (${COPY_COLUMNS}) FROM STDIN WITH (FORMAT csv)`, rows);
     const elapsedMs = Date.now() - started;
+    const cpuMs = (processCpuMs(backend[0].pid) ?? 0) - cpuBefore;
     await db.query('DROP TABLE bench_copy');
-    return ROWS / (elapsedMs / 1000);
+    return { perSec: ROWS / (elapsedMs / 1000), cpuMs };
   });
 }
 

@@ -39,6 +39,14 @@ export class ErasedIdentitiesRepository {
     return new Set(rows.map((row) => row.email_hash));
   }
 
+  /**
+   * lockMany for the hashes a fixed query of the caller's gives (rows it staged in this
+   * transaction); which of them are erased is the caller's statement to read.
+   */
+  async lockFrom(client: PgClient, accountId: AccountId, hashesQuery: string): Promise<void> {
+    await client.query(sql.lockIdentitiesOf(hashesQuery), [accountId]);
+  }
+
   /** Whether the account erased anyone at or after `since`. */
   async anyErasedSince(client: PgClient, accountId: AccountId, since: Date): Promise<boolean> {
     const { rows } = await client.query<{ erased: boolean }>(sql.ERASED_SINCE, [accountId, since]);

@@ -46,6 +46,15 @@ export class ErasureGuard {
     return this.tombstones.lockMany(client, accountId, emailHashes);
   }
 
+  /**
+   * lockMany for identities whose hashes are already in the database, in this transaction
+   * (`hashesQuery`: a fixed statement answering one text column, e.g. over a staging table).
+   * The caller reads erased_identities itself, in a statement after this one.
+   */
+  lockStaged(accountId: AccountId, hashesQuery: string, client: PgClient): Promise<void> {
+    return this.tombstones.lockFrom(client, accountId, hashesQuery);
+  }
+
   /** Audits refused bulk writes (hashes only) inside the caller's pg transaction. */
   async auditRefusals(
     actor: AuditActor,

@@ -34,6 +34,15 @@ export const subscriberIdsErasedSince = (
 export const LOCK_IDENTITIES = `SELECT count(pg_advisory_xact_lock(hashtextextended($1::text || ':' || h, 0)))
   FROM (SELECT DISTINCT h COLLATE "C" AS h FROM unnest($2::text[]) AS h ORDER BY 1) ordered`;
 
+/**
+ * LOCK_IDENTITIES for the hashes a query of the caller's gives, where the batch already is in
+ * the database (a staged import batch): the same locks, in the same order, without sending the
+ * hashes twice. `hashes` is a fixed statement of one text column, never input. $1 account.
+ */
+export const lockIdentitiesOf = (hashes: string) =>
+  `SELECT count(pg_advisory_xact_lock(hashtextextended($1::text || ':' || h, 0)))
+  FROM (SELECT DISTINCT hash COLLATE "C" AS h FROM (${hashes}) AS source(hash) ORDER BY 1) ordered`;
+
 /** Which of these identities are erased. $1 account, $2 hashes. */
 export const ERASED_AMONG = `SELECT email_hash FROM erased_identities
   WHERE account_id = $1 AND email_hash = ANY($2::text[])`;

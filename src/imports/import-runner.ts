@@ -8,8 +8,16 @@ import { IMPORT_BATCH } from './imports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { SubscriberBulkWriter, BulkItem } from '../subscribers/subscriber-bulk-writer';
 import { recordToBody } from '../subscribers/subscriber-csv';
+import {
+  stageFields,
+  stageLine,
+  StagedBatch,
+  StageShape,
+} from '../subscribers/subscriber-stage';
 import { CreateSubscriberDto } from '../subscribers/subscriber.dto';
+import { newIds } from '../platform/crypto/ids';
 import { CsvItem, csvBatches } from './csv-records';
+import { FastCsvRows } from './fast-csv-row';
 import { CsvRowCounter } from './csv-row-count';
 import { BatchCounts, ImportRowError, ImportRun, ImportsRepository } from './imports.repository';
 import { QuickDtoCheck } from './quick-dto-check';
@@ -21,8 +29,17 @@ const ERRORS_PER_ROW = 10;
 const PREPARE_SLICE = 100;
 
 interface PreparedBatch {
-  items: BulkItem[];
+  /** Valid rows, each email once: decided and written by one statement. */
+  staged: StagedBatch;
+  /** The normalised emails of the batch's valid rows so far. */
+  emails: Set<string>;
+  /** Valid rows written the other way: an email met earlier in the batch, in order. */
+  later: BulkItem[];
   refusals: { row: number; details: ErrorDetail[] }[];
+}
+
+function newPreparedBatch(shape: StageShape): PreparedBatch {
+  return { staged: new StagedBatch(shape), emails: new Set(), later: [], refusals: [] };
 }
 
 /** Another runner has moved this import on (a job BullMQ wrongly thought stalled). */
@@ -40,6 +57,7 @@ class ImportTakenOver extends Error {}
 export class ImportRunner {
   private readonly logger = new Logger(ImportRunner.name);
   private readonly quickCheck = new QuickDtoCheck(CreateSubscriberDto);
+  private fast: { job: ImportRun; rows: FastCsvRows } | undefined;
 
   constructor(
     private readonly imports: ImportsRepository,
@@ -95,52 +113,72 @@ export class ImportRunner {
 
   /**
    * Batches are validated while the previous one is being written (the next rows are parsed
-   * and checked during its transaction), and committed strictly in order, one at a time.
+   * and checked during its transaction), and committed strictly in order, one at a time. Rows
+   * are read and prepared PREPARE_SLICE at a time: a row's cells die young, and only its staged
+   * line waits for the batch's write.
    */
   private async importRows(accountId: AccountId, job: ImportRun): Promise<void> {
     let writing: Promise<void> | undefined;
-    const batches = csvBatches(
+    const slices = csvBatches(
       this.files.read(accountId, job.fileId!),
       job.columns.delimiter,
-      IMPORT_BATCH,
+      PREPARE_SLICE,
     );
-    for await (const read of batches) {
-      const items = read.filter((item) => item.row > job.rowsProcessed); // committed before a crash
-      if (items.length === 0) continue;
-      const prepared = await this.prepare(accountId, items, job);
+    let batch: { first: number; last: number; rows: number; prepared: PreparedBatch } | undefined;
+    const write = async () => {
+      if (!batch) return;
+      const { first, last, prepared } = batch;
+      batch = undefined;
       await writing;
-      // Only the rows' range goes on: their cells can be collected while the batch is written.
-      const rows = { first: items[0].row, last: items[items.length - 1].row };
-      writing = this.writeBatch(accountId, job, rows, prepared);
+      writing = this.writeBatch(accountId, job, { first, last }, prepared);
       // Awaited before the next batch (or at the end); until then a failure must not count as
       // unhandled.
       writing.catch(() => undefined);
+    };
+    for await (const read of slices) {
+      const items = read.filter((item) => item.row > job.rowsProcessed); // committed before a crash
+      if (items.length === 0) continue;
+      batch ??= {
+        first: items[0].row,
+        last: 0,
+        rows: 0,
+        prepared: newPreparedBatch(this.fastRowsOf(job).shape),
+      };
+      batch.last = items[items.length - 1].row;
+      batch.rows += items.length;
+      await this.prepare(accountId, items, job, batch.prepared);
+      if (batch.rows >= IMPORT_BATCH) await write();
+      // The write's replies from PostgreSQL are answered between two slices.
+      await new Promise(setImmediate);
     }
+    await write();
     await writing;
   }
 
   /**
-   * The rows of a batch as validated writes with their identities, and the refusals of those
-   * that are not. Runs while the previous batch is written, so it hands the event loop back
-   * every PREPARE_SLICE rows: the write's replies from PostgreSQL are answered at once and the
-   * database is not left waiting on this loop.
+   * Adds rows to a batch: as staged lines (valid, first of their email in the batch), as items
+   * for the writer (valid, the rest), or as refusals. Runs while the previous batch is written.
    */
   private async prepare(
     accountId: AccountId,
-    batch: CsvItem[],
+    rows: CsvItem[],
     job: ImportRun,
-  ): Promise<PreparedBatch> {
-    const prepared: PreparedBatch = { items: [], refusals: [] };
+    prepared: PreparedBatch,
+  ): Promise<void> {
     const width = job.columns.columns.length;
-    for (let index = 0; index < batch.length; index++) {
-      if (index % PREPARE_SLICE === PREPARE_SLICE - 1) await new Promise(setImmediate);
-      const item = batch[index];
+    const fast = this.fastRowsOf(job);
+    const ids = newIds(rows.length);
+    const seen = prepared.emails;
+    for (let index = 0; index < rows.length; index++) {
+      const item = rows[index];
       if ('problem' in item) {
         prepared.refusals.push({
           row: item.row,
           details: [{ field: 'row', code: 'invalid_csv', message: item.problem }],
         });
-      } else if (item.cells.length > width) {
+        continue;
+      }
+      if (item.cells.length > width) {
         prepared.refusals.push({
           row: item.row,
           details: [
@@ -151,26 +189,55 @@ export class ImportRunner {
             },
           ],
         });
-      } else {
-        const body = recordToBody(item.cells, job.columns.columns);
-        const quick = this.quickCheck.accept(body);
-        if (quick) {
-          const identity = this.writer.identify(accountId, quick);
-          prepared.items.push({ position: item.row, body: quick, identity });
+        continue;
+      }
+      const row = fast.accept(item.cells);
+      if (row) {
+        const identity = this.writer.identifyEmail(accountId, row.email);
+        if (!seen.has(identity.email)) {
+          seen.add(identity.email);
+          prepared.staged.add(
+            stageLine(item.row, ids[index], identity.hash, row.email, identity.email, row.fields),
+          );
           continue;
         }
-        const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
-          CreateSubscriberDto,
-          body,
+      }
+      const body = await this.validate(recordToBody(item.cells, job.columns.columns));
+      if ('details' in body) {
+        prepared.refusals.push({ row: item.row, details: body.details });
+        continue;
+      }
+      const identity = this.writer.identify(accountId, body.instance);
+      const fields = seen.has(identity.email) ? undefined : stageFields(body.instance, prepared.staged.shape);
+      seen.add(identity.email);
+      if (fields) {
+        const email = body.instance.email.trim();
+        prepared.staged.add(
+          stageLine(item.row, ids[index], identity.hash, email, identity.email, fields),
         );
-        if (details.length > 0) prepared.refusals.push({ row: item.row, details });
-        else {
-          const identity = this.writer.identify(accountId, instance);
-          prepared.items.push({ position: item.row, body: instance, identity });
-        }
+      } else {
+        prepared.later.push({ position: item.row, body: body.instance, identity });
       }
     }
-    return prepared;
+  }
+
+  /** A body checked with the API's rules: the instance, or the details of what is wrong. */
+  private async validate(
+    body: Record<string, unknown>,
+  ): Promise<{ instance: CreateSubscriberDto } | { details: ErrorDetail[] }> {
+    const quick = this.quickCheck.accept(body);
+    if (quick) return { instance: quick };
+    const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
+      CreateSubscriberDto,
+      body,
+    );
+    return details.length > 0 ? { details } : { instance };
+  }
+
+  /** The fast row reader of an import's columns, made once per import. */
+  private fastRowsOf(job: ImportRun): FastCsvRows {
+    if (this.fast?.job !== job) this.fast = { job, rows: new FastCsvRows(job.columns.columns) };
+    return this.fast.rows;
   }
 
   private async writeBatch(
@@ -194,7 +261,6 @@ export class ImportRunner {
       }
     };
     for (const { row, details } of prepared.refusals) refuse(row, details);
-    const items = prepared.items;
     const actor: AuditActor = {
       accountId,
       apiKeyId: job.apiKeyId ?? undefined,
@@ -205,7 +271,7 @@ export class ImportRunner {
       if (checkpoint?.status !== 'running' || checkpoint.rowsProcessed !== first - 1) {
         throw new ImportTakenOver();
       }
-      const outcomes = await this.writer.write(client, items, {
+      const outcome = await this.writer.writeStaged(client, prepared.staged, prepared.later, {
         mode: job.mode,
         mergeCustomFields: true,
         actor,
@@ -214,14 +280,14 @@ export class ImportRunner {
         // but a change to `unsubscribed` is announced whoever makes it.
         announce: 'unsubscribes',
       });
-      for (const outcome of outcomes) {
-        if (outcome.status === 'created') counts.created++;
-        else if (outcome.status === 'updated') counts.updated++;
-        else if (outcome.status === 'unchanged') counts.unchanged++;
-        else if (outcome.status === 'erased') counts.skippedErased++;
-        else refuse(outcome.position, outcome.errors ?? []);
-      }
+      counts.created += outcome.created;
+      counts.updated += outcome.updated;
+      counts.unchanged += outcome.unchanged;
+      counts.skippedErased += outcome.erased;
+      for (const failed of outcome.failed) refuse(failed.position, failed.errors ?? []);
+      // Errors in row order, as they were when every row went by in order.
+      errors.sort((a, b) => a.row - b.row);
       await this.imports.advance(client, accountId, job.id, last, counts, errors);
-    });
+    }, this.writer.stagingTable);
   }
 }

@@ -15,6 +15,7 @@ import { emptyProfile } from './subscriber-fields';
 import { toColumns } from './subscriber-columns';
 import { CreateSubscriberDto } from './subscriber.dto';
 import { mergedOverLimit } from './subscriber-merged-limits';
+import { bodyOfStagedRow, StagedBatch } from './subscriber-stage';
 import { ProfileRow, SubscribersRepository } from './subscribers.repository';
 
 /** One validated item of a bulk write, at its place in the request or file. */
@@ -49,6 +50,15 @@ export interface BulkOptions {
   announce: BulkAnnouncements;
 }
 
+/** What a staged write did: counts, and the items that failed (with their errors). */
+export interface StagedOutcome {
+  created: number;
+  updated: number;
+  unchanged: number;
+  erased: number;
+  failed: BulkOutcome[];
+}
+
 interface State {
   row: ProfileRow;
   /** Not yet in the table: inserted at the end. */
@@ -81,8 +91,13 @@ export class SubscriberBulkWriter {
    * this then, off the write's path.
    */
   identify(accountId: AccountId, body: CreateSubscriberDto): BulkIdentity {
-    const email = normalizeEmail(body.email);
-    return { email, hash: this.erasureGuard.emailHash(accountId, email) };
+    return this.identifyEmail(accountId, body.email);
+  }
+
+  /** `identify` of an email alone. */
+  identifyEmail(accountId: AccountId, email: string): BulkIdentity {
+    const normalized = normalizeEmail(email);
+    return { email: normalized, hash: this.erasureGuard.emailHash(accountId, normalized) };
   }
 
   async write(client: PgClient, items: BulkItem[], options: BulkOptions): Promise<BulkOutcome[]> {
@@ -133,6 +148,84 @@ export class SubscriberBulkWriter {
     const events = await bulkWriteEvents(client, accountId, outcomes, wanted, options.announce);
     await this.events.publish(client, accountId, events);
     return outcomes;
+  }
+
+  /**
+   * A large batch (an import's), most of it staged (`batch`: validated rows whose emails are all
+   * different, as subscriber-stage.ts lines) and the rest as items (`later`: an email met again
+   * in the batch, a body staging does not carry). The staged rows are COPY-ed into a temporary
+   * table, their identities locked in one statement (hashes read from that table, in the usual
+   * order), then decided and written by one more, with `write`'s rules (subscribers.sql.ts
+   * UPSERT_STAGED). What that statement leaves to JavaScript (a suppressed address set back to
+   * `subscribed`, custom fields that may pass their limits when merged) and the `later` items are
+   * then written by `write`, in the order of their positions, so an email met twice is applied
+   * in order. Only changes to `unsubscribed` are announced (`announce: 'unsubscribes'`). The
+   * transaction must have been opened with `stagingTable`.
+   */
+  /**
+   * The statement a transaction running `writeStaged` opens with (`PgPool.transaction`'s
+   * `opening`): it makes the staging table where the connection has none.
+   */
+  get stagingTable(): string {
+    return this.subscribers.stagingTable;
+  }
+
+  async writeStaged(
+    client: PgClient,
+    batch: StagedBatch,
+    later: BulkItem[],
+    options: BulkOptions,
+  ): Promise<StagedOutcome> {
+    if (options.announce !== 'unsubscribes') {
+      throw new Error('a staged write announces changes to unsubscribed only');
+    }
+    const { accountId } = options.actor;
+    const outcome: StagedOutcome = { created: 0, updated: 0, unchanged: 0, erased: 0, failed: [] };
+    let erasedHashes = new Set<string>();
+    let unsubscribed: string[] = [];
+    const items: BulkItem[] = [];
+    if (batch.size > 0) {
+      const fields = batch.shape.fields.map((field) => field.name);
+      await this.subscribers.stage(client, fields, batch.text());
+      await this.erasureGuard.lockStaged(accountId, this.subscribers.stagedHashes, client);
+      const result = await this.subscribers.upsertStaged(client, accountId, options.mode);
+      outcome.created = result.created;
+      outcome.updated = result.updated;
+      outcome.unchanged = result.unchanged;
+      outcome.erased = result.erased;
+      erasedHashes = new Set(result.erasedHashes);
+      unsubscribed = result.unsubscribed;
+      for (const row of await this.subscribers.stagedRows(client, result.deferred)) {
+        items.push({
+          position: row.position as number,
+          body: bodyOfStagedRow(row),
+          identity: { email: row.email_normalized as string, hash: row.hash as string },
+        });
+      }
+    }
+    for (const item of later) {
+      const identity = item.identity ?? this.identify(accountId, item.body);
+      // Refused already in this batch, and audited once.
+      if (erasedHashes.has(identity.hash)) outcome.erased++;
+      else items.push({ ...item, identity });
+    }
+    if (items.length > 0) {
+      items.sort((a, b) => a.position - b.position);
+      for (const written of await this.write(client, items, options)) {
+        if (written.status === 'failed') outcome.failed.push(written);
+        else outcome[written.status]++;
+      }
+    }
+    await this.erasureGuard.auditRefusals(options.actor, [...erasedHashes], options.endpoint, client);
+    if (unsubscribed.length > 0) {
+      const wanted = await this.events.wantedTypes(accountId, client);
+      const changed = unsubscribed.map(
+        (id): BulkOutcome => ({ position: 0, status: 'updated', id, unsubscribed: true }),
+      );
+      const events = await bulkWriteEvents(client, accountId, changed, wanted, 'unsubscribes');
+      await this.events.publish(client, accountId, events);
+    }
+    return outcome;
   }
 
   private apply(

@@ -180,6 +180,49 @@ export class SubscribersRepository implements KeysetListing<Subscriber> {
     if (rows.length > 0) await client.query(sql.UPDATE_PROFILES, [accountId, profileJson(rows)]);
   }
 
+  // ---- staged bulk writes (CSV import) ----------------------------------------------------
+
+  /** The staged rows' erasure hashes, as a query (for the identity locks). */
+  readonly stagedHashes = sql.STAGED_HASHES;
+
+  /** Makes the staging table where it is missing: the opening of a staged write's transaction. */
+  readonly stagingTable = sql.CREATE_STAGE;
+
+  /**
+   * A batch's lines (subscriber-stage.ts), carrying these profile fields, into the transaction's
+   * staging table (emptied at commit).
+   */
+  async stage(client: PgClient, fields: readonly string[], lines: string): Promise<void> {
+    await copyFrom(client, sql.copyStage(fields), lines);
+  }
+
+  /**
+   * Decides and writes the staged rows (sql.UPSERT_STAGED). The caller holds the identity locks
+   * of every staged hash.
+   */
+  async upsertStaged(
+    client: PgClient,
+    accountId: AccountId,
+    mode: 'upsert' | 'create',
+  ): Promise<StagedResult> {
+    const { rows } = await client.query<StagedResult & { written: number }>(sql.UPSERT_STAGED, [
+      accountId,
+      mode,
+    ]);
+    const { written, ...result } = rows[0];
+    if (written !== result.created + result.updated) {
+      throw new Error(`the staged write wrote ${written} rows for ${result.created + result.updated}`);
+    }
+    return result;
+  }
+
+  /** The staged rows at these positions, their columns by name (subscriber-stage.ts reads them). */
+  async stagedRows(client: PgClient, positions: number[]): Promise<Record<string, unknown>[]> {
+    if (positions.length === 0) return [];
+    const { rows } = await client.query<Record<string, unknown>>(sql.STAGED_ROWS, [positions]);
+    return rows;
+  }
+
   /** One page of an export, oldest first, within a segment's filter (SQL over `s`). */
   async exportPage(
     accountId: AccountId,
@@ -205,6 +248,20 @@ export class SubscribersRepository implements KeysetListing<Subscriber> {
   async delete(accountId: AccountId, id: string, tx: Db): Promise<void> {
     await tx.subscriber.deleteMany({ where: { accountId, id } });
   }
+}
+
+/** What the staged statement did with a batch: counts, and what it left to the caller. */
+export interface StagedResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+  erased: number;
+  /** Positions of rows the writer decides in JavaScript instead. */
+  deferred: number[];
+  /** Hashes of the erased identities the batch tried to write. */
+  erasedHashes: string[];
+  /** Subscribers the batch changed to `unsubscribed`. */
+  unsubscribed: string[];
 }
 
 /**

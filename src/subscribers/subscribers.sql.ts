@@ -259,3 +259,142 @@ export const customKeys = (filter: Prisma.Sql, accountId: AccountId, limit: numb
     FROM subscribers s, jsonb_object_keys(s.custom_fields) AS k(key)
    WHERE s.account_id = ${accountId}::uuid AND (${filter})
    ORDER BY 1 LIMIT ${limit}`;
+
+// ---- staged bulk writes (CSV import): a batch COPY-ed into a temporary table, then decided
+// and written by one statement ----------------------------------------------------------------
+
+/**
+ * A staged row: where it came from (`position`), the id it gets if new, its identity's erasure
+ * hash, its email as written and normalised, then one column per profile field the item sets.
+ * NULL means the item leaves that field alone (a blank cell); a present value is never NULL.
+ */
+export const STAGE: readonly (readonly [string, string])[] = [
+  ['position', 'int'],
+  ['id', 'uuid'],
+  ['hash', 'text'],
+  ['email', 'text'],
+  ['email_normalized', 'text'],
+  ...PROFILE_FIELDS.map((field) => [field.name, PG_TYPES[field.kind]] as const),
+];
+const STAGED_FIELDS = PROFILE_FIELDS.map((field) => field.name);
+
+/**
+ * The staging table: temporary, so private to the connection and never logged, and emptied at
+ * every commit. Made when missing, on every batch: behind PgBouncer the next transaction may run
+ * on another server connection.
+ */
+export const CREATE_STAGE = `CREATE TEMP TABLE IF NOT EXISTS subscriber_stage
+  (${STAGE.map(([column, type]) => `${column} ${type}`).join(', ')}) ON COMMIT DELETE ROWS`;
+
+/**
+ * A batch's rows, one line each (COPY text format): position, id, hash, emails, then these
+ * profile fields (names of PROFILE_FIELDS, never input), the others left NULL.
+ */
+export const copyStage = (fields: readonly string[]) => {
+  const known = new Set<string>(STAGED_FIELDS);
+  if (!fields.every((field) => known.has(field))) throw new Error('not profile fields');
+  return `COPY subscriber_stage (${[...STAGE.slice(0, 5).map(([column]) => column), ...fields].join(', ')}) FROM STDIN`;
+};
+
+/** The erasure hashes of the staged rows, for the identity locks (a query over them). */
+export const STAGED_HASHES = 'SELECT hash FROM subscriber_stage';
+
+/** The staged rows at these positions, as a write's body would give them. $1 positions. */
+export const STAGED_ROWS = `SELECT ${STAGE.map(([column]) => column).join(', ')}
+  FROM subscriber_stage WHERE position = ANY($1::int[]) ORDER BY position`;
+
+/** What a profile value is when a new subscriber's row is made without it. */
+const NEW_ROW_EMPTY: Record<PgType, string> = {
+  text: 'NULL',
+  timestamptz: 'NULL',
+  'text[]': `'{}'::text[]`,
+  jsonb: `'{}'::jsonb`,
+};
+const emptyOf = (field: ProfileField) =>
+  field.kind === 'social'
+    ? `'[]'::jsonb`
+    : field.kind === 'text' && field.empty !== undefined
+      ? `'${field.empty}'`
+      : NEW_ROW_EMPTY[PG_TYPES[field.kind]];
+
+/** Whether staged row `d` changes field `f` of the subscriber found (`s.`): the writer's rules. */
+const changes = (field: ProfileField) =>
+  field.kind === 'custom'
+    ? `(d.${field.name} IS NOT NULL AND s.${field.name} || d.${field.name} <> s.${field.name})`
+    : `(d.${field.name} IS NOT NULL AND d.${field.name} IS DISTINCT FROM s.${field.name})`;
+
+/**
+ * Decides and writes a staged batch in one statement, by the bulk writer's rules, for rows whose
+ * emails are all different (the caller keeps a repeated email for the writer, which applies
+ * them in order). The caller holds the identity locks of every staged hash (taken in a statement
+ * of its own, before this one's snapshot). Each row is:
+ * - `erased`: its identity has a tombstone (a read of the erasure module's table, inside the one
+ *   statement that needs it); nothing is written;
+ * - `created`: no subscriber has the email; inserted with the table's defaults under its fields;
+ * - `unchanged`: the subscriber exists and the mode is `create`, or nothing it sets differs
+ *   (blank fields leave a value alone, custom fields are merged into the subscriber's);
+ * - `updated`: the fields it sets are written, custom fields merged, `updated_at` stamped;
+ * - `deferred`: left for the writer, which decides it in JavaScript: a row that sets `status`
+ *   to `subscribed` on a subscriber that is not (the suppression list must be asked), or whose
+ *   merged custom fields pass 100 keys or 8 KiB as PostgreSQL prints them (the limit is on the
+ *   JSON JavaScript writes, 16 KiB, whose length PostgreSQL's text only bounds).
+ * The existing rows are locked in id order, like every multi-row lock on the table; each email is
+ * looked up on its own (LATERAL … LIMIT 1), as LOCK_BY_EMAILS explains. Answers one row: the
+ * counts, the deferred positions, the erased hashes and the ids changed to `unsubscribed`.
+ * $1 account, $2 mode ('upsert' | 'create').
+ */
+export const UPSERT_STAGED = `WITH staged AS (
+  SELECT st.*, EXISTS (SELECT 1 FROM erased_identities e
+                        WHERE e.account_id = $1 AND e.email_hash = st.hash) AS erased
+    FROM subscriber_stage st),
+found AS (
+  SELECT s.* FROM subscribers s
+   WHERE s.account_id = $1 AND s.id = ANY(ARRAY(
+           SELECT f.id FROM staged st
+             CROSS JOIN LATERAL (SELECT s2.id FROM subscribers s2
+                                  WHERE s2.account_id = $1 AND s2.email_normalized = st.email_normalized
+                                  LIMIT 1) f
+            WHERE NOT st.erased))
+   ORDER BY s.id FOR UPDATE),
+decided AS (
+  SELECT d.*, s.id AS found_id,
+         CASE WHEN d.erased THEN 'erased'
+              WHEN s.id IS NULL THEN 'created'
+              WHEN $2 = 'create' THEN 'unchanged'
+              WHEN d.status = 'subscribed' AND s.status <> 'subscribed' THEN 'deferred'
+              WHEN d.custom_fields IS NOT NULL
+                   AND ((SELECT count(*) FROM jsonb_object_keys(s.custom_fields || d.custom_fields)) > 100
+                        OR octet_length((s.custom_fields || d.custom_fields)::text) > 8192) THEN 'deferred'
+              WHEN d.email IS DISTINCT FROM s.email
+                   OR ${PROFILE_FIELDS.map(changes).join('\n                   OR ')} THEN 'updated'
+              ELSE 'unchanged' END AS outcome,
+         d.status = 'unsubscribed' AND s.status <> 'unsubscribed' AS unsubscribes
+    FROM staged d LEFT JOIN found s ON s.email_normalized = d.email_normalized),
+inserted AS (
+  INSERT INTO subscribers (id, account_id, email, email_normalized, ${STAGED_FIELDS.join(', ')}, imported_stats)
+  SELECT d.id, $1, d.email, d.email_normalized,
+         ${PROFILE_FIELDS.map((field) => `coalesce(d.${field.name}, ${emptyOf(field)})`).join(',\n         ')},
+         '{}'::jsonb
+    FROM decided d WHERE d.outcome = 'created'
+  RETURNING 1),
+updated AS (
+  UPDATE subscribers s
+     SET email = d.email,
+         ${PROFILE_FIELDS.map((field) =>
+           field.kind === 'custom'
+             ? `${field.name} = s.${field.name} || coalesce(d.${field.name}, '{}'::jsonb)`
+             : `${field.name} = coalesce(d.${field.name}, s.${field.name})`,
+         ).join(',\n         ')},
+         updated_at = now()
+    FROM decided d
+   WHERE d.outcome = 'updated' AND s.account_id = $1 AND s.id = d.found_id
+  RETURNING 1)
+SELECT count(*) FILTER (WHERE outcome = 'created')::int AS created,
+       count(*) FILTER (WHERE outcome = 'updated')::int AS updated,
+       count(*) FILTER (WHERE outcome = 'unchanged')::int AS unchanged,
+       count(*) FILTER (WHERE outcome = 'erased')::int AS erased,
+       coalesce(array_agg(position ORDER BY position) FILTER (WHERE outcome = 'deferred'), '{}')::int[] AS deferred,
+       coalesce(array_agg(DISTINCT hash) FILTER (WHERE outcome = 'erased'), '{}')::text[] AS "erasedHashes",
+       coalesce(array_agg(found_id::text) FILTER (WHERE outcome = 'updated' AND unsubscribes), '{}')::text[] AS unsubscribed,
+       (SELECT count(*) FROM inserted)::int + (SELECT count(*) FROM updated)::int AS written
+  FROM decided`;

@@ -74,13 +74,14 @@ export class PgPool extends Pool implements OnModuleInit, OnApplicationShutdown 
   /**
    * Runs `work` in one transaction on one connection: committed if it resolves, rolled back
    * if it throws. For the hot statements that skip Prisma; Prisma code uses `$transaction`.
+   * `opening`, a fixed statement without parameters, is sent with BEGIN in the same round trip.
    */
-  async transaction<T>(work: (client: PgClient) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (client: PgClient) => Promise<T>, opening?: string): Promise<T> {
     const client = await this.connect();
     // Set when the connection cannot even roll back: released with it, the pool discards it.
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
+      await client.query(opening === undefined ? 'BEGIN' : `BEGIN; ${opening}`);
       const result = await work(client);
       await client.query('COMMIT');
       return result;
