@@ -105,7 +105,7 @@ describe('SubscriberBulkWriter.writeStaged, against write', () => {
   async function byWrite(accountId: AccountId, mode: 'upsert' | 'create') {
     const items: BulkItem[] = bodies.map(([position, body]) => ({
       position,
-      body: body as CreateSubscriberDto,
+      body: body,
     }));
     const outcomes = await pool.transaction((client) =>
       writer.write(client, items, options(accountId, mode)),
@@ -125,15 +125,13 @@ describe('SubscriberBulkWriter.writeStaged, against write', () => {
     const later: BulkItem[] = [];
     const seen = new Set<string>();
     for (const [position, body] of bodies) {
-      const identity = writer.identify(accountId, body as CreateSubscriberDto);
-      const fields = seen.has(identity.email)
-        ? undefined
-        : stageFields(body as CreateSubscriberDto, shape);
+      const identity = writer.identify(accountId, body);
+      const fields = seen.has(identity.email) ? undefined : stageFields(body, shape);
       seen.add(identity.email);
       if (fields) {
         batch.add(stageLine(position, newId(), identity.hash, body.email, identity.email, fields));
       } else {
-        later.push({ position, body: body as CreateSubscriberDto, identity });
+        later.push({ position, body: body, identity });
       }
     }
     expect(later.map((item) => item.position)).toEqual([9, 10, 11]);
@@ -154,10 +152,9 @@ describe('SubscriberBulkWriter.writeStaged, against write', () => {
     return Object.fromEntries(
       found
         .map((row) => {
-          const { id, accountId: _, createdAt, updatedAt, ...rest } = row;
-          void id;
-          void createdAt;
-          void updatedAt;
+          const rest: Partial<typeof row> = { ...row };
+          for (const key of ['id', 'accountId', 'createdAt', 'updatedAt'] as const)
+            delete rest[key];
           return [row.emailNormalized, rest] as const;
         })
         .sort(([a], [b]) => a.localeCompare(b)),
