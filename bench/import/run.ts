@@ -173,7 +173,9 @@ async function main(): Promise<void> {
   await databaseCpu.sample();
   const pgCpu = databaseCpu.spentMs();
   console.log(`PostgreSQL CPU: ${uploadPgCpu} ms for the upload, ${pgCpu - uploadPgCpu} ms after`);
-  console.log(`API CPU: ${uploadApiCpu} ms for the upload, ${apiCpu - uploadApiCpu} ms after (polling)`);
+  console.log(
+    `API CPU: ${uploadApiCpu} ms for the upload, ${apiCpu - uploadApiCpu} ms after (polling)`,
+  );
   const peak = peakRssMiB(worker.child.pid);
   await bench.stop(worker.child);
 

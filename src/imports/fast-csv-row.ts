@@ -80,7 +80,8 @@ export class FastCsvRows {
     this.columns = columns.map(({ target }) => columnOf(target, this.shape));
     const customKeys = this.columns.filter((column) => column.kind === 'custom').length;
     // More custom columns than custom_fields may have keys: any row could pass the limit.
-    if (customKeys > CUSTOM_FIELDS.maxKeys) this.columns = this.columns.map(() => ({ kind: 'other' }));
+    if (customKeys > CUSTOM_FIELDS.maxKeys)
+      this.columns = this.columns.map(() => ({ kind: 'other' }));
   }
 
   /** The row's email and staged fields, or undefined to take the general way. */

@@ -8,12 +8,7 @@ import { IMPORT_BATCH } from './imports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { SubscriberBulkWriter, BulkItem } from '../subscribers/subscriber-bulk-writer';
 import { recordToBody } from '../subscribers/subscriber-csv';
-import {
-  stageFields,
-  stageLine,
-  StagedBatch,
-  StageShape,
-} from '../subscribers/subscriber-stage';
+import { stageFields, stageLine, StagedBatch, StageShape } from '../subscribers/subscriber-stage';
 import { CreateSubscriberDto } from '../subscribers/subscriber.dto';
 import { newIds } from '../platform/crypto/ids';
 import { CsvItem, csvBatches } from './csv-records';
@@ -208,7 +203,9 @@ export class ImportRunner {
         continue;
       }
       const identity = this.writer.identify(accountId, body.instance);
-      const fields = seen.has(identity.email) ? undefined : stageFields(body.instance, prepared.staged.shape);
+      const fields = seen.has(identity.email)
+        ? undefined
+        : stageFields(body.instance, prepared.staged.shape);
       seen.add(identity.email);
       if (fields) {
         const email = body.instance.email.trim();

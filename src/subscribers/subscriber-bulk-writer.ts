@@ -216,12 +216,20 @@ export class SubscriberBulkWriter {
         else outcome[written.status]++;
       }
     }
-    await this.erasureGuard.auditRefusals(options.actor, [...erasedHashes], options.endpoint, client);
+    await this.erasureGuard.auditRefusals(
+      options.actor,
+      [...erasedHashes],
+      options.endpoint,
+      client,
+    );
     if (unsubscribed.length > 0) {
       const wanted = await this.events.wantedTypes(accountId, client);
-      const changed = unsubscribed.map(
-        (id): BulkOutcome => ({ position: 0, status: 'updated', id, unsubscribed: true }),
-      );
+      const changed = unsubscribed.map((id): BulkOutcome => ({
+        position: 0,
+        status: 'updated',
+        id,
+        unsubscribed: true,
+      }));
       const events = await bulkWriteEvents(client, accountId, changed, wanted, 'unsubscribes');
       await this.events.publish(client, accountId, events);
     }

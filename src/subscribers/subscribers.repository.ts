@@ -211,7 +211,9 @@ export class SubscribersRepository implements KeysetListing<Subscriber> {
     ]);
     const { written, ...result } = rows[0];
     if (written !== result.created + result.updated) {
-      throw new Error(`the staged write wrote ${written} rows for ${result.created + result.updated}`);
+      throw new Error(
+        `the staged write wrote ${written} rows for ${result.created + result.updated}`,
+      );
     }
     return result;
   }
