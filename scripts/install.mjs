@@ -20,10 +20,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 
 const STAMP = 'node_modules/.herald-lock-hash';
 const LOCKFILE = 'package-lock.json';
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** How npm exits when one of those stops it (128 + the signal's number). */
+const STOPPED_STATUSES = [129, 130, 143];
 // No audit or funding requests: neither changes what is installed, and each is a round trip.
 const CI = ['ci', '--no-audit', '--no-fund'];
 
@@ -84,22 +87,25 @@ function withTarballAddresses(lockText) {
   return filled ? `${JSON.stringify(lock, null, 2)}\n` : undefined;
 }
 
-/** `npm ci` on `filled` in place of the lockfile, whose own bytes are back afterwards. */
+/**
+ * `npm ci` on `filled` in place of the lockfile, whose own bytes are back afterwards; true when
+ * it succeeded. Ctrl-C reaches npm too: while it stops, this process stays (a listener keeps
+ * Node's default of dying at once away), puts the lockfile back, then ends as npm did.
+ */
 function installFrom(filled, original) {
-  // Ctrl-C reaches npm too: it stops, and the lockfile is put back before this process ends.
-  let stoppedBy;
-  const remember = (signal) => (stoppedBy = signal);
-  for (const signal of STOP_SIGNALS) process.on(signal, remember);
-  let status;
+  const stay = () => {};
+  for (const signal of STOP_SIGNALS) process.on(signal, stay);
+  let result;
   try {
     writeFileSync(LOCKFILE, filled);
-    status = runNpm(CI).status;
+    result = runNpm(CI);
   } finally {
     writeFileSync(LOCKFILE, original);
-    for (const signal of STOP_SIGNALS) process.off(signal, remember);
+    for (const signal of STOP_SIGNALS) process.off(signal, stay);
   }
-  if (stoppedBy) process.kill(process.pid, stoppedBy);
-  return status === 0;
+  if (result.signal) process.exit(128 + constants.signals[result.signal]);
+  if (STOPPED_STATUSES.includes(result.status)) process.exit(result.status);
+  return result.status === 0;
 }
 
 const expected = inputsHash();
