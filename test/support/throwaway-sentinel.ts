@@ -49,9 +49,9 @@ export class ThrowawaySentinelGroup {
     return `redis+sentinel://${sentinels}/${MASTER_NAME}`;
   }
 
-  /** The port of the server the sentinels name as primary now. */
-  async primaryPort(): Promise<number> {
-    const sentinel = new Redis(this.sentinelPorts[0], '127.0.0.1', { maxRetriesPerRequest: 1 });
+  /** The port of the server the sentinels name as primary now (as the `asked`-th tells). */
+  async primaryPort(asked = 0): Promise<number> {
+    const sentinel = new Redis(this.sentinelPorts[asked], '127.0.0.1', { maxRetriesPerRequest: 1 });
     try {
       const [, port] = (await sentinel.call(
         'SENTINEL',
@@ -75,15 +75,27 @@ export class ThrowawaySentinelGroup {
     return old;
   }
 
-  /** Resolves once the sentinels name another primary than `old`: its port. */
-  promotedAfter(old: number): Promise<number> {
+  /** Resolves once the sentinels (the `asked`-th) name another primary than `old`: its port. */
+  promotedAfter(old: number, asked = 0): Promise<number> {
     return waitFor(
       async () => {
-        const now = await this.primaryPort().catch(() => old);
+        const now = await this.primaryPort(asked).catch(() => old);
         return now !== old ? now : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 100, message: 'the sentinels never promoted the replica' },
     );
+  }
+
+  /**
+   * SIGSTOP of the `index`-th sentinel: it still accepts connections (the kernel does) but
+   * answers nothing, as a sentinel on an overloaded machine, until thawSentinel.
+   */
+  freezeSentinel(index: number): void {
+    this.sentinels[index].kill('SIGSTOP');
+  }
+
+  thawSentinel(index: number): void {
+    this.sentinels[index].kill('SIGCONT');
   }
 
   async dispose(): Promise<void> {

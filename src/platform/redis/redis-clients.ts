@@ -3,7 +3,7 @@ import {
   createIORedisClient,
   type RedisOptions as BullRedisOptions,
 } from 'bullmq';
-import { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import { Callback, Cluster, ClusterOptions, Redis, RedisOptions, Result } from 'ioredis';
 import { RedisTarget } from '../config/redis-config';
 import { REDIS_RECONNECT_MAX_MS } from '../settings';
 
@@ -57,9 +57,9 @@ export function createRedisClient(
   const connection = connectionOptions(role, options);
   switch (target.kind) {
     case 'single':
-      return new Redis(target.url, { ...connection, retryStrategy: reconnectDelay });
+      return new HeraldRedis(target.url, { ...connection, retryStrategy: reconnectDelay });
     case 'sentinel':
-      return new Redis({
+      return new HeraldRedis({
         ...connection,
         sentinels: target.sentinels,
         name: target.masterName,
@@ -90,6 +90,49 @@ export function createRedisClient(
       };
       return new Cluster(target.nodes, clusterOptions);
     }
+  }
+}
+
+/** Options of a client answering as RESP2 does (the only way Herald and BullMQ use them). */
+type LegacyReplies = RedisOptions & { replyMapping?: 'legacy' };
+
+/**
+ * ioredis gives a client up for good when its connection is dropped while it is still finding
+ * its server: what it had queued fails with "Connection is closed.", its status becomes `end`,
+ * and nothing reconnects it. Behind Sentinel that happens at a promotion whenever the failover
+ * detector drops the connection while the client is still asking a slow sentinel for the
+ * master (a busy machine); the client then fails every command until the process restarts.
+ * A client that nobody closed (quit, disconnect) is connected again instead, at once the
+ * first time and then at the usual reconnect delays.
+ */
+class HeraldRedis extends Redis {
+  private closedByOwner: boolean;
+  private unaskedEnds: number;
+
+  /** A server's URL and options, or options naming the sentinels. */
+  constructor(target: string | LegacyReplies, options: LegacyReplies = {}) {
+    if (typeof target === 'string') super(target, options);
+    else super(target);
+    this.closedByOwner = false;
+    this.unaskedEnds = 0;
+    this.on('ready', () => (this.unaskedEnds = 0));
+    this.on('end', () => {
+      if (this.closedByOwner) return;
+      const delay = this.unaskedEnds++ === 0 ? 0 : reconnectDelay(this.unaskedEnds);
+      setTimeout(() => {
+        if (!this.closedByOwner && this.status === 'end') this.connect().catch(() => undefined);
+      }, delay);
+    });
+  }
+
+  override quit(callback?: Callback<'OK'>): Result<'OK', { type: 'default' }> {
+    this.closedByOwner = true;
+    return super.quit(callback);
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect) this.closedByOwner = true;
+    super.disconnect(reconnect);
   }
 }
 
@@ -150,7 +193,7 @@ function useHeraldClientsInBullMQ(): void {
   };
 }
 
-function connectionOptions(role: RedisRole, options: RedisClientOptions): RedisOptions {
+function connectionOptions(role: RedisRole, options: RedisClientOptions): LegacyReplies {
   const common = {
     lazyConnect: options.lazyConnect ?? false,
     connectionName: options.connectionName,
