@@ -1,6 +1,7 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { PgPool } from '../../src/platform/database/pg-pool';
 import { PostgresStore } from '../../src/platform/store/postgres-store';
+import type { TokenGrant } from '../../src/platform/store/shared-store';
 import { TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 
@@ -61,5 +62,43 @@ describe('PostgresStore', () => {
       `SELECT points FROM store_counters WHERE key = 'medium:someone'`,
     );
     expect(row.points).toBe(3);
+  });
+
+  it('never turns a token bucket back to the clock of a taker that waited for its lock', async () => {
+    // A taker reads the store's clock, then waits for the bucket's lock while another taker,
+    // whose clock read came later, takes and saves. Saving the waiter's earlier time would
+    // count the refill between the two reads twice: more messages than the rate allows.
+    const key = 'send-rate:account:race';
+    const bucket = [{ key, perMinute: 60 }];
+    expect((await store.takeTokens(bucket, 10, 4)).granted).toBe(4);
+    let waiter: Promise<TokenGrant> | undefined;
+    const holderAt = await pool.transaction(async (client) => {
+      await client.query(`SELECT 1 FROM store_token_buckets WHERE key = $1 FOR UPDATE`, [key]);
+      waiter = store.takeTokens(bucket, 10, 4);
+      await waitFor(
+        async () =>
+          (
+            await env.sql(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                 AND wait_event_type = 'Lock' AND query LIKE '%store_token_buckets%'`,
+            )
+          ).length === 1,
+        { message: 'the second taker never waited for the lock' },
+      );
+      const { rows } = await client.query<{ now_ms: number }>(
+        `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 + 1 AS now_ms`,
+      );
+      await client.query(`UPDATE store_token_buckets SET tokens = 0, at_ms = $2 WHERE key = $1`, [
+        key,
+        rows[0].now_ms,
+      ]);
+      return rows[0].now_ms;
+    });
+    expect((await waiter!).granted).toBe(0);
+    const [saved] = await env.sql<{ at_ms: number }>(
+      `SELECT at_ms::float8 AS at_ms FROM store_token_buckets WHERE key = $1`,
+      [key],
+    );
+    expect(saved.at_ms).toBeGreaterThanOrEqual(holderAt);
   });
 });

@@ -79,12 +79,15 @@ export class PostgresStore extends SharedStore {
         const tokens = Math.min(burst, row.tokens + Math.max(0, nowMs - row.at_ms) * perMs);
         granted = Math.min(granted, Math.floor(tokens));
         if (tokens < 1) retryInMs = Math.max(retryInMs, Math.ceil((1 - tokens) / perMs));
-        return { key: bucket.key, tokens, perMs };
+        // The clock was read before the lock: a taker that read it later may have saved since.
+        // The bucket's time never goes back, or the refill between the two reads counts twice.
+        return { key: bucket.key, tokens, perMs, atMs: Math.max(nowMs, row.at_ms) };
       });
       granted = Math.max(0, granted);
       for (const bucket of held) {
         const keepMs = Math.ceil(burst / bucket.perMs) + 60_000;
-        await client.query(SAVE_BUCKET, [bucket.key, bucket.tokens - granted, nowMs, keepMs]);
+        const saved = [bucket.key, bucket.tokens - granted, bucket.atMs, keepMs];
+        await client.query(SAVE_BUCKET, saved);
       }
       return { granted, retryInMs };
     });
