@@ -1,11 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AuditLog } from '../../audit/audit-log';
 import {
-  GuardReason,
+  GuardPause,
   StepCampaignOwner,
   StepCampaignPauses,
 } from '../../campaigns/core/step-campaign-pauses';
-import type { AccountId } from '../../platform/database/account-id';
 import type { Db } from '../../platform/database/db';
 import { AutomationsRepository } from '../definition/automations.repository';
 
@@ -28,12 +27,7 @@ export class AutomationGuardPauses implements StepCampaignOwner, OnModuleInit {
     this.pauses.register(this);
   }
 
-  async guardPaused(
-    accountId: AccountId,
-    automationId: string,
-    reason: GuardReason,
-    tx: Db,
-  ): Promise<void> {
+  async guardPaused({ accountId, automationId, reason }: GuardPause, tx: Db): Promise<void> {
     // A draft or paused automation stays as it is; its activation resumes the campaign.
     const paused = await this.automations.transition(
       accountId,

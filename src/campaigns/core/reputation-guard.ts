@@ -84,7 +84,8 @@ export class ReputationGuard extends PeriodicService {
     const paused = await this.prisma.$transaction(async (tx) => {
       const row = await this.campaigns.pauseIfPastLimits(accountId, campaignId, this.limits, tx);
       if (row?.automation_id) {
-        await this.stepCampaigns.guardPaused(accountId, row.automation_id, row.paused_reason, tx);
+        const pause = { accountId, automationId: row.automation_id, reason: row.paused_reason };
+        await this.stepCampaigns.guardPaused(pause, tx);
       }
       return row;
     });

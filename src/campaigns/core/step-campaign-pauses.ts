@@ -5,18 +5,20 @@ import type { Db } from '../../platform/database/db';
 /** Why the reputation guard paused a campaign. */
 export type GuardReason = 'complaint_rate' | 'bounce_rate';
 
+/** The reputation guard paused a step campaign of this automation, for this reason. */
+export interface GuardPause {
+  accountId: AccountId;
+  automationId: string;
+  reason: GuardReason;
+}
+
 /** Who answers for the hidden campaigns behind automation send steps: the automations. */
 export interface StepCampaignOwner {
   /**
-   * The reputation guard paused one of `automationId`'s step campaigns, inside the pause's
-   * transaction: a failure here undoes the pause, which the guard then judges again.
+   * Heard inside the pause's transaction: a failure here undoes the pause, which the guard
+   * then judges again.
    */
-  guardPaused(
-    accountId: AccountId,
-    automationId: string,
-    reason: GuardReason,
-    tx: Db,
-  ): Promise<void>;
+  guardPaused(pause: GuardPause, tx: Db): Promise<void>;
 }
 
 /**
@@ -34,13 +36,8 @@ export class StepCampaignPauses {
     this.owner = owner;
   }
 
-  async guardPaused(
-    accountId: AccountId,
-    automationId: string,
-    reason: GuardReason,
-    tx: Db,
-  ): Promise<void> {
+  async guardPaused(pause: GuardPause, tx: Db): Promise<void> {
     if (!this.owner) throw new Error('no owner of automation step campaigns is registered');
-    await this.owner.guardPaused(accountId, automationId, reason, tx);
+    await this.owner.guardPaused(pause, tx);
   }
 }

@@ -1,0 +1,87 @@
+import { UsersRepository } from '../../src/dashboard/people/users.repository';
+import { newId } from '../../src/platform/crypto/ids';
+import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
+import { TestContext } from '../support/test-context';
+import { TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * The owner lock of users.sql.ts through UsersRepository on PostgreSQL: it returns the
+ * account's owners and no one else, and a second change of owners waits for the first and
+ * sees its result, so two demotions at once cannot leave an account without an owner.
+ */
+describe('users.sql', () => {
+  let env: TestEnv;
+  let ctx: TestContext;
+  let users: UsersRepository;
+  let accountId: AccountId;
+  let otherId: AccountId;
+
+  beforeAll(async () => {
+    env = await TestEnv.create();
+    ctx = await TestContext.start(env);
+    users = ctx.get(UsersRepository);
+    accountId = parseAccountId(await ctx.make.account('Owners'));
+    otherId = parseAccountId(await ctx.make.account('Other owners'));
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await env?.dispose();
+  });
+
+  async function person(account: AccountId, role: 'owner' | 'member'): Promise<string> {
+    const id = newId();
+    const email = `${id}@people.test`;
+    await ctx.prisma.user.create({
+      data: { id, accountId: account, email, emailNormalized: email, passwordHash: 'x', role },
+    });
+    return id;
+  }
+
+  it("locks the account's owners and returns them, not its members nor another account's", async () => {
+    const owners = [await person(accountId, 'owner'), await person(accountId, 'owner')];
+    await person(accountId, 'member');
+    await person(otherId, 'owner');
+    const locked = await ctx.prisma.$transaction((tx) => users.lockOwners(accountId, tx));
+    expect(locked.sort()).toEqual(owners.sort());
+  });
+
+  it('makes a second change of owners wait for the first and see what it did', async () => {
+    const account = parseAccountId(await ctx.make.account('Two demotions'));
+    const [first, second] = [await person(account, 'owner'), await person(account, 'owner')];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+
+    const demotion = ctx.prisma.$transaction(async (tx) => {
+      expect((await users.lockOwners(account, tx)).sort()).toEqual([first, second].sort());
+      await users.setRole(account, first, 'member', tx);
+      await released;
+    });
+    await waitFor(() => ownerLockHeld(account), {
+      message: 'the first demotion never took the lock',
+    });
+    const secondLook = ctx.prisma.$transaction((tx) => users.lockOwners(account, tx));
+    await waitFor(
+      async () =>
+        (
+          await env.sql(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+               AND wait_event_type = 'Lock' AND query LIKE '%FROM users%FOR UPDATE%'`,
+          )
+        ).length === 1,
+      { message: 'the second change never waited for the first' },
+    );
+    release();
+    await demotion;
+    expect(await secondLook).toEqual([second]);
+  });
+
+  /** Whether another transaction holds the account's owners' rows locked. */
+  async function ownerLockHeld(account: AccountId): Promise<boolean> {
+    const rows = await env.sql(
+      `SELECT 1 FROM users WHERE account_id = $1 AND role = 'owner' FOR UPDATE SKIP LOCKED`,
+      [account],
+    );
+    return rows.length < 2;
+  }
+});
