@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { ALL_IN_ONE_WORKER_NICE } from './platform/cpu-priority';
 import { askForMetrics } from './platform/metrics/metrics-ipc';
 import type { MetricsSource } from './platform/metrics/herald-metrics';
 
@@ -16,7 +17,9 @@ const KILL_MARGIN_MS = 1_000;
 /**
  * `npm start`'s send workers: dist/worker.js in a child process of the API's. Whatever they do
  * on the CPU (rendering, rewriting thousands of links, composing and signing a large message)
- * then never delays a request: the API's event loop is its own. The child shares the parent's
+ * then never delays a request: the API's event loop is its own, and the child runs at a lower
+ * CPU priority (WORKER_NICE, default ALL_IN_ONE_WORKER_NICE), so a campaign that keeps the
+ * cores busy leaves the API's requests the CPU they need. The child shares the parent's
  * environment and output; it closes when the parent's IPC channel goes (the parent ended, even
  * by SIGKILL), and the parent asks it to close on SIGTERM/SIGINT and waits for it. A worker that
  * dies on its own is started again, after a pause that doubles while it keeps dying.
@@ -31,11 +34,16 @@ export class EmbeddedWorkers {
   private pauseMs = FIRST_RESTART_MS;
   private restart: NodeJS.Timeout | undefined;
 
-  constructor(private readonly graceMs: number) {}
+  constructor(
+    private readonly graceMs: number,
+    private readonly workerNice = ALL_IN_ONE_WORKER_NICE,
+  ) {}
 
   start(): void {
     const started = Date.now();
-    const child = fork(join(__dirname, 'worker.js'), [], { stdio: 'inherit' });
+    // The child reads its settings from the environment, as every Herald process does.
+    const env = { ...process.env, WORKER_NICE: String(this.workerNice) };
+    const child = fork(join(__dirname, 'worker.js'), [], { stdio: 'inherit', env });
     this.child = child;
     child.once('exit', (code, signal) => {
       this.child = undefined;

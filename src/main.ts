@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const app = await createHttpApp(config, { workers: false });
   const workers = process.argv.includes('--api-only')
     ? undefined
-    : new EmbeddedWorkers(config.shutdown.graceSeconds * 1000);
+    : new EmbeddedWorkers(config.shutdown.graceSeconds * 1000, config.workerNice);
   // The workers' counters (messages, send latency) are theirs: /metrics adds them in.
   if (workers) app.get(HeraldMetrics).addSource(() => workers.metrics());
   closeOnSignals(app, {

@@ -5,6 +5,7 @@ import { WorkerProbes } from './health/worker-probes';
 import { WorkerModule } from './worker.module';
 import { loadConfig } from './platform/config/config';
 import { useEmbeddedDatabase } from './platform/database/embedded/use-embedded-database';
+import { lowerCpuPriority } from './platform/cpu-priority';
 import { closeOnSignals } from './platform/lifecycle';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
 import { answerMetricsRequests } from './platform/metrics/metrics-ipc';
@@ -18,8 +19,10 @@ import { HeraldMetrics } from './platform/metrics/herald-metrics';
 async function main(): Promise<void> {
   const config = loadConfig();
   useEmbeddedDatabase(config);
+  const logger = createLogger(config.logLevel);
+  lowerCpuPriority(config.workerNice ?? 0, logger);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
-    logger: new PinoNestLogger(createLogger(config.logLevel)),
+    logger: new PinoNestLogger(logger),
   });
   const metrics = app.get(HeraldMetrics);
   const forked = process.send !== undefined;

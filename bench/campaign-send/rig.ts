@@ -214,20 +214,26 @@ const queueWorkers = (env: NodeJS.ProcessEnv) =>
   queueWorkerCounts(env.QUEUE_PREFIX!, WORKER_QUEUES, env.DATABASE_URL!);
 
 /**
- * `count` new worker processes sending to `smtpUrl`, each ready: Nest has built it and BullMQ
- * lists its workers on every queue the bench uses (so the first job is taken at once).
+ * `count` new worker processes sending to `smtpUrl` (with `extraEnv` besides), each ready:
+ * Nest has built it and BullMQ lists its workers on every queue the bench uses (so the first
+ * job is taken at once).
  */
 export async function startWorkers(
   bench: BenchHarness,
   count: number,
   smtpUrl: string,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<Started[]> {
   const before = await queueWorkers(bench.env);
   const command = workerCommand();
   const workers: Started[] = [];
   for (let i = 0; i < count; i++) {
     workers.push(
-      bench.start([...command.args, 'dist/worker.js'], { ...command.env, SMTP_URL: smtpUrl }),
+      bench.start([...command.args, 'dist/worker.js'], {
+        ...command.env,
+        ...extraEnv,
+        SMTP_URL: smtpUrl,
+      }),
     );
   }
   // Each process runs one BullMQ worker per queue: ready when every queue has `count` more.

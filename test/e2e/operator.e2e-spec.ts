@@ -1,11 +1,30 @@
 import { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import request from 'supertest';
 import { createHttpApp } from '../../src/http-app';
 import { KEY_CACHE_TTL_MS } from '../../src/auth/auth.settings';
+import { ALL_IN_ONE_WORKER_NICE } from '../../src/platform/cpu-priority';
 import { cli, freePort, processEnv, startNode, stop, waitForOk } from '../support/processes';
 import { TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
+
+/** The processes whose parent is `pid`, read from /proc. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        // Fields after the command's closing parenthesis: state, then the parent's pid.
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
 
 /** What an operator meets: the CLI, `npm start`, /health, /docs. */
 describe('operator CLI and the running server', () => {
@@ -32,6 +51,32 @@ describe('operator CLI and the running server', () => {
       timeoutMs: KEY_CACHE_TTL_MS / 5,
       message: 'the changed key is still accepted',
     });
+
+  it('runs its send workers at a lower CPU priority than its API, and a worker at WORKER_NICE', async () => {
+    // The child lowers its own priority as it starts: wait for that, not for the fork.
+    await waitFor(
+      () => {
+        const priorities = childrenOf(server!.pid!).map((pid) => getPriority(pid));
+        return priorities.length === 1 && priorities[0] === ALL_IN_ONE_WORKER_NICE;
+      },
+      {
+        message: () =>
+          `the workers run at ${childrenOf(server!.pid!)
+            .map((pid) => getPriority(pid))
+            .join()}`,
+      },
+    );
+    expect(getPriority(server!.pid)).toBe(0);
+
+    const worker = startNode('dist/worker.js', [], processEnv(env, { WORKER_NICE: '7' }));
+    try {
+      await waitFor(() => getPriority(worker.pid) === 7, {
+        message: () => `the worker runs at nice ${getPriority(worker.pid)}`,
+      });
+    } finally {
+      await stop(worker);
+    }
+  });
 
   it('answers /health with 200 {"status":"ok"}', async () => {
     const response = await fetch(`${base}/health`);

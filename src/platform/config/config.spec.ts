@@ -59,6 +59,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, SEND_RATE_PER_MINUTE: '600' }).sendRatePerMinute).toBe(600);
   });
 
+  it('leaves the worker priority to the process kind unless WORKER_NICE is set', () => {
+    expect(loadConfig(base).workerNice).toBeUndefined();
+    expect(loadConfig({ ...base, WORKER_NICE: '0' }).workerNice).toBe(0);
+    expect(loadConfig({ ...base, WORKER_NICE: '19' }).workerNice).toBe(19);
+  });
+
   it('takes LOG_LEVEL in any case', () => {
     expect(loadConfig({ ...base, LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
     expect(loadConfig({ ...base, LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
@@ -92,6 +98,8 @@ describe('loadConfig', () => {
     ['SHUTDOWN_DRAIN_SECONDS', '30', /SHUTDOWN_DRAIN_SECONDS must be less than/],
     ['METRICS_TOKEN', 'short', /METRICS_TOKEN/],
     ['METRICS_PORT', '70000', /METRICS_PORT/],
+    ['WORKER_NICE', '20', /WORKER_NICE must be an integer from 0/],
+    ['WORKER_NICE', '-5', /WORKER_NICE/],
     [
       'LOG_LEVEL',
       'loud',

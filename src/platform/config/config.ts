@@ -92,6 +92,11 @@ export interface HeraldConfig {
   smtpRetry: SmtpRetryPolicy;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (trust-proxy.ts). */
   trustProxy: TrustProxy;
+  /**
+   * WORKER_NICE (0 to 19; unset: 0 for `start:worker`, ALL_IN_ONE_WORKER_NICE for the worker
+   * child of `npm start`): how far a worker process lowers its CPU priority (Unix nice).
+   */
+  workerNice: number | undefined;
   /** How a signalled process closes (src/platform/lifecycle.ts). */
   shutdown: ShutdownConfig;
   /** GET /metrics and the workers' metrics port. */
@@ -254,6 +259,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     sendRatePerMinute: parseOptionalInteger(env, 'SEND_RATE_PER_MINUTE', 1, 1_000_000),
     smtpRetry: parseSmtpRetry(env),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    workerNice: parseOptionalInteger(env, 'WORKER_NICE', 0, 19),
     shutdown: parseShutdown(env),
     metrics: parseMetrics(env),
   };
