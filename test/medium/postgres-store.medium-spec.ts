@@ -75,15 +75,9 @@ describe('PostgresStore', () => {
     const holderAt = await pool.transaction(async (client) => {
       await client.query(`SELECT 1 FROM store_token_buckets WHERE key = $1 FOR UPDATE`, [key]);
       waiter = store.takeTokens(bucket, 10, 4);
-      await waitFor(
-        async () =>
-          (
-            await env.sql(
-              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-                 AND wait_event_type = 'Lock' AND query LIKE '%store_token_buckets%'`,
-            )
-          ).length === 1,
-        { message: 'the second taker never waited for the lock' },
+      await env.waitForLockWaiter(
+        '%store_token_buckets%',
+        'the second taker never waited for the lock',
       );
       const { rows } = await client.query<{ now_ms: number }>(
         `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 + 1 AS now_ms`,

@@ -61,15 +61,9 @@ describe('users.sql', () => {
       message: 'the first demotion never took the lock',
     });
     const secondLook = ctx.prisma.$transaction((tx) => users.lockOwners(account, tx));
-    await waitFor(
-      async () =>
-        (
-          await env.sql(
-            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-               AND wait_event_type = 'Lock' AND query LIKE '%FROM users%FOR UPDATE%'`,
-          )
-        ).length === 1,
-      { message: 'the second change never waited for the first' },
+    await env.waitForLockWaiter(
+      '%FROM users%FOR UPDATE%',
+      'the second change never waited for the first',
     );
     release();
     await demotion;

@@ -11,6 +11,7 @@ import { PrismaService } from '../../src/platform/database/prisma.service';
 import { watchResponses } from './contract/contract-watch';
 import { ResponseContract } from './contract/response-contract';
 import { Factories, Tenant } from './factories';
+import { waitFor } from './wait-for';
 import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
 
 const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
@@ -131,6 +132,24 @@ export class TestEnv {
       await admin.end();
     }
     await this.flushRedis();
+  }
+
+  /**
+   * Waits until a statement of this database whose text is LIKE `statementLike` waits for a
+   * lock: the moment a test that holds the lock on purpose has the other side queued behind it.
+   */
+  async waitForLockWaiter(statementLike: string, message: string): Promise<void> {
+    await waitFor(
+      async () =>
+        (
+          await this.sql(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+               AND wait_event_type = 'Lock' AND query LIKE $1`,
+            [statementLike],
+          )
+        ).length === 1,
+      { message },
+    );
   }
 
   async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
