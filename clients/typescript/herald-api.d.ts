@@ -2226,6 +2226,11 @@ export interface components {
             created_at: string;
             updated_at: string;
             activated_at: string | null;
+            /**
+             * @description Why a paused automation paused itself: one of its send steps passed COMPLAINT_RATE_LIMIT or BOUNCE_RATE_LIMIT. Null when a person paused it, and whenever it is not paused; activating it resumes its send steps.
+             * @enum {string|null}
+             */
+            paused_reason: "complaint_rate" | "bounce_rate" | null;
         };
         AutomationPage: {
             data: components["schemas"]["AutomationResponse"][];
@@ -11218,7 +11223,8 @@ export interface operations {
                      *           "reentry": "never",
                      *           "created_at": "string",
                      *           "updated_at": "string",
-                     *           "activated_at": "string"
+                     *           "activated_at": "string",
+                     *           "paused_reason": "complaint_rate"
                      *         }
                      *       ],
                      *       "next_cursor": "string"
@@ -11345,7 +11351,8 @@ export interface operations {
                      *       "reentry": "never",
                      *       "created_at": "string",
                      *       "updated_at": "string",
-                     *       "activated_at": "string"
+                     *       "activated_at": "string",
+                     *       "paused_reason": "complaint_rate"
                      *     }
                      */
                     "application/json": components["schemas"]["AutomationResponse"];
@@ -11482,7 +11489,8 @@ export interface operations {
                      *       "reentry": "never",
                      *       "created_at": "string",
                      *       "updated_at": "string",
-                     *       "activated_at": "string"
+                     *       "activated_at": "string",
+                     *       "paused_reason": "complaint_rate"
                      *     }
                      */
                     "application/json": components["schemas"]["AutomationResponse"];
@@ -11743,7 +11751,8 @@ export interface operations {
                      *       "reentry": "never",
                      *       "created_at": "string",
                      *       "updated_at": "string",
-                     *       "activated_at": "string"
+                     *       "activated_at": "string",
+                     *       "paused_reason": "complaint_rate"
                      *     }
                      */
                     "application/json": components["schemas"]["AutomationResponse"];
@@ -11910,7 +11919,8 @@ export interface operations {
                      *       "reentry": "never",
                      *       "created_at": "string",
                      *       "updated_at": "string",
-                     *       "activated_at": "string"
+                     *       "activated_at": "string",
+                     *       "paused_reason": "complaint_rate"
                      *     }
                      */
                     "application/json": components["schemas"]["AutomationResponse"];
@@ -12062,7 +12072,8 @@ export interface operations {
                      *       "reentry": "never",
                      *       "created_at": "string",
                      *       "updated_at": "string",
-                     *       "activated_at": "string"
+                     *       "activated_at": "string",
+                     *       "paused_reason": "complaint_rate"
                      *     }
                      */
                     "application/json": components["schemas"]["AutomationResponse"];

@@ -8,7 +8,8 @@ import { ensureWebBuild, hasChromium, launchChromium, screenshot } from './brows
  * The automation builder in a real browser: a person builds a three-step automation with a
  * condition (send, then a condition on its open with its two branches side by side, then a
  * second send), sees a mistake reported on the step it concerns, activates it, and watches a
- * new subscriber go through it. Screenshots go to var/screenshots/automations-*.png.
+ * new subscriber go through it, and reads why Herald paused it when the reputation guard did.
+ * Screenshots go to var/screenshots/automations-*.png.
  */
 const describeWithChromium = hasChromium ? describe : describe.skip;
 jest.setTimeout(180_000);
@@ -104,5 +105,22 @@ describeWithChromium('Automations in Chromium', () => {
     await page.goto(`${base}/dashboard/subscribers/${person.id}`);
     await page.getByRole('heading', { name: 'Automations' }).waitFor();
     await page.getByText('completed').first().waitFor();
+  });
+
+  it('says why Herald paused it by itself, until it is activated again', async () => {
+    // The guard's pause itself is driven end to end in automations-sends.e2e-spec.ts; here
+    // the automation is put in that state so the page can be read.
+    const [{ id }] = await env.sql<{ id: string }>(
+      `UPDATE automations SET status = 'paused', paused_reason = 'complaint_rate'
+        WHERE account_id = $1 RETURNING id::text`,
+      [accountId],
+    );
+    await page.goto(`${base}/dashboard/automations/${id}`);
+    const notice = page.getByTestId('automation-guard-pause');
+    await notice.getByText('too many people marked one of its emails as spam').waitFor();
+    await screenshot(page, 'automations-04-guard-paused');
+    await page.getByRole('button', { name: 'Activate' }).click();
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    expect(await notice.count()).toBe(0);
   });
 });

@@ -327,7 +327,10 @@ describe('automation sends (e2e)', () => {
     let id: string;
 
     const automationOf = async () =>
-      (await as('get', `/v1/automations/${id}`, auth).expect(200)).body as { status: string };
+      (await as('get', `/v1/automations/${id}`, auth).expect(200)).body as {
+        status: string;
+        paused_reason: string | null;
+      };
     const stepCampaigns = () =>
       env.sql<{ status: string; paused_reason: string | null }>(
         'SELECT status::text, paused_reason::text FROM campaigns WHERE automation_id = $1',
@@ -365,6 +368,7 @@ describe('automation sends (e2e)', () => {
         message: diagnostics,
       });
       expect(await stepCampaigns()).toEqual([{ status: 'paused', paused_reason: 'bounce_rate' }]);
+      expect((await automationOf()).paused_reason).toBe('bounce_rate');
       // What was handed to the relay when it paused is recorded (nothing is in flight, and the
       // relay got exactly what the ledger says was sent); the rest waits.
       const ledger = async () => {
@@ -393,6 +397,7 @@ describe('automation sends (e2e)', () => {
       refusing = false;
       await as('post', `/v1/automations/${id}/activate`, auth).expect(200);
       expect(await stepCampaigns()).toEqual([{ status: 'sending', paused_reason: null }]);
+      expect(await automationOf()).toMatchObject({ status: 'active', paused_reason: null });
       const mailable = async () =>
         (
           await env.sql<{ email: string }>(

@@ -89,6 +89,7 @@ describe('automations (e2e)', () => {
         created_at: expect.any(String),
         updated_at: expect.any(String),
         activated_at: null,
+        paused_reason: null,
       });
       const read = await as('get', `/v1/automations/${created.body.id}`);
       expect(read.body).toEqual(created.body);
@@ -158,7 +159,10 @@ describe('automations (e2e)', () => {
       const refused = await as('patch', `/v1/automations/${id}`).send({ name: 'Again' });
       expect(refused.status).toBe(409);
       expect((await as('post', `/v1/automations/${id}/activate`)).status).toBe(409);
-      expect((await as('post', `/v1/automations/${id}/pause`)).status).toBe(200);
+      const paused = await as('post', `/v1/automations/${id}/pause`);
+      expect(paused.status).toBe(200);
+      // Paused by a person: no reason of the guard's.
+      expect(paused.body).toMatchObject({ status: 'paused', paused_reason: null });
       expect((await as('patch', `/v1/automations/${id}`).send({ name: 'Again' })).status).toBe(200);
     });
 

@@ -12,6 +12,13 @@ export class AutomationResponse {
   @ApiProperty() created_at!: string;
   @ApiProperty() updated_at!: string;
   @ApiProperty({ type: String, nullable: true }) activated_at!: string | null;
+  @ApiProperty({
+    enum: ['complaint_rate', 'bounce_rate'],
+    nullable: true,
+    description:
+      'Why a paused automation paused itself: one of its send steps passed COMPLAINT_RATE_LIMIT or BOUNCE_RATE_LIMIT. Null when a person paused it, and whenever it is not paused; activating it resumes its send steps.',
+  })
+  paused_reason!: 'complaint_rate' | 'bounce_rate' | null;
 }
 
 export class AutomationPage {
@@ -54,5 +61,6 @@ export function presentAutomation(row: Automation): AutomationResponse {
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     activated_at: row.activatedAt?.toISOString() ?? null,
+    paused_reason: row.status === 'paused' ? row.pausedReason : null,
   };
 }

@@ -60,7 +60,10 @@ export class AutomationsRepository implements KeysetListing<Automation> {
     return count === 0 ? null : this.findById(accountId, id, tx);
   }
 
-  /** A status change from one of `from`; null when the automation was in none of them. */
+  /**
+   * A status change from one of `from`; null when the automation was in none of them. It
+   * clears the guard's pause reason unless `set` gives one: only the guard's pause has one.
+   */
   async transition(
     accountId: AccountId,
     id: string,
@@ -71,7 +74,7 @@ export class AutomationsRepository implements KeysetListing<Automation> {
   ): Promise<Automation | null> {
     const { count } = await tx.automation.updateMany({
       where: { accountId, id, status: { in: from } },
-      data: { ...set, status: to },
+      data: { pausedReason: null, ...set, status: to },
     });
     return count === 0 ? null : this.findById(accountId, id, tx);
   }

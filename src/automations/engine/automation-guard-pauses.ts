@@ -35,6 +35,7 @@ export class AutomationGuardPauses implements StepCampaignOwner, OnModuleInit {
       ['active'],
       'paused',
       tx,
+      { pausedReason: reason },
     );
     if (!paused) return;
     await this.audit.record(

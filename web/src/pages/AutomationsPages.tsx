@@ -5,7 +5,7 @@ import { toFailure, useApi } from '../api/hooks';
 import type { Page, Template } from '../api/types';
 import { PagedTable } from '../ui/DataTable';
 import { formatDate } from '../ui/format';
-import { EmptyState, ErrorNotice, Loading } from '../ui/Notice';
+import { EmptyState, ErrorNotice, Loading, WarningNotice } from '../ui/Notice';
 import { PageHeader } from '../ui/PageHeader';
 import { useCursorPager } from '../ui/Pager';
 import { StatusBadge } from './KeysPage';
@@ -33,6 +33,7 @@ interface Automation {
   reentry: string;
   created_at: string;
   activated_at: string | null;
+  paused_reason: 'complaint_rate' | 'bounce_rate' | null;
 }
 
 interface AutomationStats {
@@ -256,6 +257,9 @@ function AutomationBuilder({
           )
         }
       />
+      {status === 'paused' && loaded.data?.paused_reason && (
+        <GuardPauseNotice reason={loaded.data.paused_reason} />
+      )}
       {failure && !failure.details.length && <ErrorNotice>{failure.message}</ErrorNotice>}
       {failure?.fieldMessage('steps') &&
         !failure.details.some((d) => d.field.startsWith('steps[')) && (
@@ -549,4 +553,23 @@ function StepEditor({
     case 'exit':
       return <p className="muted">The run ends here.</p>;
   }
+}
+
+/**
+ * Why the automation paused by itself: one of its send steps, a campaign underneath, passed the
+ * reputation guard's complaint or bounce limit. Activating it resumes the held mail.
+ */
+function GuardPauseNotice({ reason }: { reason: 'complaint_rate' | 'bounce_rate' }) {
+  return (
+    <WarningNotice>
+      <p data-testid="automation-guard-pause">
+        Herald paused this automation to protect your sender reputation:{' '}
+        {reason === 'complaint_rate'
+          ? 'too many people marked one of its emails as spam.'
+          : 'one of its emails bounced at too many addresses.'}{' '}
+        Runs wait where they are and nobody new enters. Check the list and the content, then
+        activate it again to send what is held.
+      </p>
+    </WarningNotice>
+  );
 }
