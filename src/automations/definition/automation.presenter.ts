@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { GuardReason } from '../../campaigns/core/step-campaign-pauses';
 import { Automation } from '../../generated/prisma/client';
 
 export class AutomationResponse {
@@ -18,7 +19,7 @@ export class AutomationResponse {
     description:
       'Why a paused automation paused itself: one of its send steps passed COMPLAINT_RATE_LIMIT or BOUNCE_RATE_LIMIT. Null when a person paused it, and whenever it is not paused; activating it resumes its send steps.',
   })
-  paused_reason!: 'complaint_rate' | 'bounce_rate' | null;
+  paused_reason!: GuardReason | null;
 }
 
 export class AutomationPage {

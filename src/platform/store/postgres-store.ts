@@ -86,8 +86,7 @@ export class PostgresStore extends SharedStore {
       granted = Math.max(0, granted);
       for (const bucket of held) {
         const keepMs = Math.ceil(burst / bucket.perMs) + 60_000;
-        const saved = [bucket.key, bucket.tokens - granted, bucket.atMs, keepMs];
-        await client.query(SAVE_BUCKET, saved);
+        await client.query(SAVE_BUCKET, [bucket.key, bucket.tokens - granted, bucket.atMs, keepMs]);
       }
       return { granted, retryInMs };
     });
