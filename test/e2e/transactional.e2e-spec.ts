@@ -334,51 +334,53 @@ describe('transactional sends', () => {
     }
   });
 
-  // On BullMQ's PostgreSQL backend a delayed retry was seen to run late enough, on a loaded
-  // machine, to fall past this test's 4 s horizon a try early (3 tries, not 4): skipped on that
-  // store until the backend's delayed-job wake-up is looked into (docs/decisions.md).
-  (POSTGRES_STORE ? it.skip : it)(
-    'fails a message the relay refuses for longer than the retry horizon, as a soft bounce',
-    async () => {
-      const to = recipient('full-mailbox');
-      const subscriber = await request(api.server)
-        .post('/v1/subscribers')
-        .set('Authorization', auth)
-        .send({ email: to })
-        .expect(201);
-      let refusals = 0;
-      sink.verdict = (m) => {
-        if (!m.to.includes(to)) return undefined;
-        refusals += 1;
-        return { code: 452, message: 'mailbox full, try later' };
-      };
-      try {
-        const accepted = await send(message(to)).expect(202);
-        const done = await waitFor(
-          async () => {
-            const response = await status(accepted.body.id);
-            return response.body.status === 'queued' ? undefined : response;
-          },
-          { timeoutMs: 20_000 },
-        );
-        expect(done.body).toMatchObject({
-          status: 'failed',
-          error: expect.stringContaining('452'),
-        });
-        // Tried at 0, 1, 3 and 5 s: the refusal at 5 s is past the 4 s horizon.
-        expect(refusals).toBe(4);
-        expect(done.body.attempts).toBe(4);
-      } finally {
-        sink.verdict = () => undefined;
-      }
-      const after = await request(api.server)
-        .get(`/v1/subscribers/${subscriber.body.id}`)
-        .set('Authorization', auth)
-        .expect(200);
-      expect(after.body.statistics).toMatchObject({ sent: 1, delivered: 0, hard_bounces: 0 });
-      expect(after.body.status).toBe('subscribed');
-    },
-  );
+  // Delayed retries may run late on a loaded machine (never early), so the test checks the
+  // rule rather than a count: each retry waits at least its backoff (1 s, then 2 s), and the
+  // refusal that fails the message comes at least the 4 s horizon after the first one.
+  it('fails a message the relay refuses for longer than the retry horizon, as a soft bounce', async () => {
+    const to = recipient('full-mailbox');
+    const subscriber = await request(api.server)
+      .post('/v1/subscribers')
+      .set('Authorization', auth)
+      .send({ email: to })
+      .expect(201);
+    const refusedAt: number[] = [];
+    sink.verdict = (m) => {
+      if (!m.to.includes(to)) return undefined;
+      refusedAt.push(Date.now());
+      return { code: 452, message: 'mailbox full, try later' };
+    };
+    try {
+      const accepted = await send(message(to)).expect(202);
+      const done = await waitFor(
+        async () => {
+          const response = await status(accepted.body.id);
+          return response.body.status === 'queued' ? undefined : response;
+        },
+        { timeoutMs: 20_000 },
+      );
+      expect(done.body).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('452'),
+      });
+      // On time: tried at 0, 1, 3 and 5 s, the refusal at 5 s past the horizon. Late retries
+      // can reach the horizon a try earlier.
+      expect(refusedAt.length).toBeGreaterThanOrEqual(3);
+      expect(refusedAt.length).toBeLessThanOrEqual(4);
+      expect(done.body.attempts).toBe(refusedAt.length);
+      const gaps = refusedAt.slice(1).map((at, index) => at - refusedAt[index]);
+      gaps.forEach((gap, index) => expect(gap).toBeGreaterThanOrEqual(index === 0 ? 900 : 1900));
+      expect(refusedAt[refusedAt.length - 1] - refusedAt[0]).toBeGreaterThanOrEqual(4000);
+    } finally {
+      sink.verdict = () => undefined;
+    }
+    const after = await request(api.server)
+      .get(`/v1/subscribers/${subscriber.body.id}`)
+      .set('Authorization', auth)
+      .expect(200);
+    expect(after.body.statistics).toMatchObject({ sent: 1, delivered: 0, hard_bounces: 0 });
+    expect(after.body.status).toBe('subscribed');
+  });
 
   it('scrubs stored messages and keys when their recipient is erased', async () => {
     const to = recipient('forget-me');
