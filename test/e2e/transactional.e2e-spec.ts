@@ -10,7 +10,7 @@ import { TransactionalMessagesRepository } from '../../src/transactional/transac
 import { TransactionalSendProcessor } from '../../src/transactional/transactional-send.processor';
 import { TransactionalSweeper } from '../../src/transactional/transactional-sweeper';
 import { SmtpSink } from '../support/smtp-sink';
-import { POSTGRES_STORE, TestApi, TestEnv } from '../support/test-env';
+import { TestApi, TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 
 /** Checks a probe until it answers something other than undefined. */
