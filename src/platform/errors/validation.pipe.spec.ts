@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ArgumentMetadata } from '@nestjs/common';
 import { TestSendDto } from '../../campaigns/operations/campaign-operations.dto';
 import { CreateSubscriberDto } from '../../subscribers/subscriber.dto';
+import { cpuMsOf } from '../../../test/support/cpu-time';
 import { ApiError, ErrorDetail } from './api-errors';
 import { RequestValidationPipe } from './validation.pipe';
 
@@ -156,10 +157,10 @@ describe('RequestValidationPipe', () => {
 
   it('stays fast on a body of a thousand unknown keys and long lists', async () => {
     const body = { email, ...keys(1000), tags: Array.from({ length: 50_000 }, () => 'x') };
-    const started = performance.now();
-    const error = await rejection(body);
-    expect(performance.now() - started).toBeLessThan(500);
-    expect(error.details).toHaveLength(100);
+    let error: ApiError | undefined;
+    // CPU time, so a loaded machine's other work does not count.
+    expect(await cpuMsOf(async () => (error = await rejection(body)))).toBeLessThan(500);
+    expect(error?.details).toHaveLength(100);
   });
 });
 

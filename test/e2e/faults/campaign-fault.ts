@@ -23,11 +23,21 @@ export function moment(at: number): string {
   return at === EARLY ? 'early' : at === LATE ? 'late' : `at ${Math.round(at * 100)} %`;
 }
 /**
- * Jest's time limit of a fault case. Cases of a file start together (it.concurrent) and their
- * clocks with them, so this bounds the whole file on a busy machine (a file took 11 minutes
- * while other suites ran beside it): it catches a hang, it is not the suite's budget.
+ * Fault cases of one test file that run at once. Each is a whole Herald (an API, two or more
+ * workers, a PostgreSQL server, a sink); with every case of two files at once (jest runs up to
+ * five concurrent tests per file), a 2-core machine half as fast as usual ran a dozen of them
+ * side by side, leases lapsed for want of CPU, and the campaigns crawled past their limit.
+ * FAULT_CASES_AT_ONCE overrides it.
  */
-export const CASE_TIMEOUT_MS = Math.max(900_000, AUDIENCE * 60);
+const CASES_AT_ONCE = Number(process.env.FAULT_CASES_AT_ONCE ?? 2);
+
+/**
+ * Jest's time limit of a fault case. Cases of a file start together (it.concurrent) and their
+ * clocks with them, while they wait their turn (CASES_AT_ONCE), so this bounds the whole file
+ * on a busy machine: it catches a hang, it is not the suite's budget (a case's own hang is
+ * caught sooner, by its wait for `sent`).
+ */
+export const CASE_TIMEOUT_MS = Math.max(2_400_000, AUDIENCE * 120);
 
 /**
  * How long a case waits for `sent` after the fault: a hang's limit, which grows with the
@@ -115,7 +125,11 @@ export interface FaultRun {
  * synchronously when the sink has accepted `at` of them, while messages are in flight. Prints
  * the case's line of the fault table, and leaves nothing behind.
  */
-export async function runFaultCase(fault: FaultCase): Promise<FaultRun> {
+export function runFaultCase(fault: FaultCase): Promise<FaultRun> {
+  return cases(() => runOwnInstance(fault));
+}
+
+async function runOwnInstance(fault: FaultCase): Promise<FaultRun> {
   // A PostgreSQL server per case, whether its fault stops it or not: a dozen instances side by
   // side open more connections than the shared server allows (other test files need it too).
   const ownRedis = fault.stores?.redis;
@@ -126,23 +140,18 @@ export async function runFaultCase(fault: FaultCase): Promise<FaultRun> {
   ]);
   let rig: FaultRig | undefined;
   try {
-    // Cases start one or two at a time: a dozen instances booting at once on two cores can
-    // take longer than their health check waits.
-    const { started, workers, tenant, emails } = await startups(async () => {
-      const started = await FaultRig.start({ postgres, redis: redis ?? place, env: fault.env });
-      rig = started;
-      if (fault.outcomeFaults) await started.installOutcomeFaults();
-      const workers = [started.startWorker(), started.startWorker()];
-      const tenant = await started.tenant(slugOf(fault));
-      await started.verifiedDomain(tenant, `${slugOf(fault)}.example`);
-      const emails = await started.audience(
-        tenant.accountId,
-        fault.audience ?? AUDIENCE,
-        `${slugOf(fault)}.test`,
-        NOTE_BYTES,
-      );
-      return { started, workers, tenant, emails };
-    });
+    const started = await FaultRig.start({ postgres, redis: redis ?? place, env: fault.env });
+    rig = started;
+    if (fault.outcomeFaults) await started.installOutcomeFaults();
+    const workers = [started.startWorker(), started.startWorker()];
+    const tenant = await started.tenant(slugOf(fault));
+    await started.verifiedDomain(tenant, `${slugOf(fault)}.example`);
+    const emails = await started.audience(
+      tenant.accountId,
+      fault.audience ?? AUDIENCE,
+      `${slugOf(fault)}.test`,
+      NOTE_BYTES,
+    );
     const context = { rig: started, workers, postgres, redis, place, tenant };
     return await strikeDuringSend(started, fault, context, emails);
   } finally {
@@ -224,8 +233,8 @@ export async function faultCase(fault: FaultCase): Promise<void> {
   expectWhole(await runFaultCase(fault), fault.bound);
 }
 
-/** Cases of this test file getting their instance ready at once (see runFaultCase). */
-const startups = pLimit(2);
+/** The cases of this test file running now (CASES_AT_ONCE). */
+const cases = pLimit(CASES_AT_ONCE);
 
 /** The case's name as a DNS label: its domains' names. */
 export function slugOf(fault: Pick<FaultCase, 'name'>): string {
