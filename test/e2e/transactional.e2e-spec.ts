@@ -44,11 +44,21 @@ describe('transactional sends', () => {
   });
   const status = (id: string) =>
     request(api.server).get(`/v1/transactional/${id}`).set('Authorization', auth);
-  const settled = (id: string) =>
-    until(async () => {
-      const response = await status(id);
-      return response.body.status === 'queued' ? undefined : response;
-    });
+  const settled = (id: string, timeoutMs = 15_000) =>
+    waitFor(
+      async () => {
+        const response = await status(id);
+        return response.body.status === 'queued' ? undefined : response;
+      },
+      { timeoutMs, message: 'condition not met in time' },
+    );
+  /** A subscriber of the account with this email (and these fields). */
+  const subscribe = (email: string, fields: Record<string, unknown> = {}) =>
+    request(api.server)
+      .post('/v1/subscribers')
+      .set('Authorization', auth)
+      .send({ email, ...fields })
+      .expect(201);
   /**
    * Every transactional job has run to its end (none waiting, running or scheduled for a
    * retry): whatever the sink holds now is all that will ever arrive, so "exactly once" and
@@ -247,11 +257,7 @@ describe('transactional sends', () => {
 
   it('renders a template with data over the subscriber’s fields and counts the send', async () => {
     const to = recipient('ada');
-    const subscriber = await request(api.server)
-      .post('/v1/subscribers')
-      .set('Authorization', auth)
-      .send({ email: to, first_name: 'Ada' })
-      .expect(201);
+    const subscriber = await subscribe(to, { first_name: 'Ada' });
     const template = await api.make.template(accountId, {
       name: 'receipt',
       subject: 'Hi {{first_name}}',
@@ -286,11 +292,7 @@ describe('transactional sends', () => {
 
   it('marks a permanently refused message failed and counts the hard bounce', async () => {
     const to = recipient('bounce');
-    const subscriber = await request(api.server)
-      .post('/v1/subscribers')
-      .set('Authorization', auth)
-      .send({ email: to })
-      .expect(201);
+    const subscriber = await subscribe(to);
     sink.verdict = (m) =>
       m.to.includes(to) ? { code: 550, message: `5.1.1 <${to}> no such user` } : undefined;
     try {
@@ -339,11 +341,7 @@ describe('transactional sends', () => {
   // refusal that fails the message comes at least the 4 s horizon after the first one.
   it('fails a message the relay refuses for longer than the retry horizon, as a soft bounce', async () => {
     const to = recipient('full-mailbox');
-    const subscriber = await request(api.server)
-      .post('/v1/subscribers')
-      .set('Authorization', auth)
-      .send({ email: to })
-      .expect(201);
+    const subscriber = await subscribe(to);
     const refusedAt: number[] = [];
     sink.verdict = (m) => {
       if (!m.to.includes(to)) return undefined;
@@ -352,13 +350,7 @@ describe('transactional sends', () => {
     };
     try {
       const accepted = await send(message(to)).expect(202);
-      const done = await waitFor(
-        async () => {
-          const response = await status(accepted.body.id);
-          return response.body.status === 'queued' ? undefined : response;
-        },
-        { timeoutMs: 20_000 },
-      );
+      const done = await settled(accepted.body.id, 20_000);
       expect(done.body).toMatchObject({
         status: 'failed',
         error: expect.stringContaining('452'),

@@ -7,14 +7,17 @@
 export function cpuMs(work: () => void): number {
   const before = process.cpuUsage();
   work();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
+  return cpuMsSince(before);
 }
 
 /** cpuMs for asynchronous work (nothing else of this process should run meanwhile). */
 export async function cpuMsOf(work: () => Promise<unknown>): Promise<number> {
   const before = process.cpuUsage();
   await work();
+  return cpuMsSince(before);
+}
+
+function cpuMsSince(before: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000;
 }
