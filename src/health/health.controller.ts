@@ -10,7 +10,7 @@ import { mayReadMetrics } from './metrics-access';
 import { ReadinessProbe } from './readiness';
 
 /**
- * The operator's routes, outside /v1 and without a key (CONTRACT §14): GET /health (200 once
+ * The operator's routes, outside /v1 and without a key: GET /health (200 once
  * PostgreSQL and Redis both answer, else 503), the probes /health/live and /health/ready, and
  * GET /metrics (behind METRICS_TOKEN when it is set).
  */

@@ -82,7 +82,7 @@ async function answer(
   }
 }
 
-/** The API's error envelope (SPEC §7). */
+/** The API's error envelope: `{ error: { code, message } }`. */
 function envelope(code: string, message: string) {
   return { error: { code, message, details: [] } };
 }

@@ -1,5 +1,5 @@
 /**
- * The replies of SMTP submission (CONTRACT §13), each saying what to fix. A 4xx is only ever
+ * The replies of SMTP submission, each saying what to fix. A 4xx is only ever
  * for what may pass by itself (the client retries it); a 5xx for what retrying cannot change.
  */
 export class SmtpReply extends Error {

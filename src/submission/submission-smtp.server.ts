@@ -28,8 +28,8 @@ import { SmtpListener } from '../platform/mail/smtp-listener';
 /**
  * SMTP submission for applications that only speak SMTP (SUBMISSION_SMTP_PORT; unset, it does
  * not listen). STARTTLS, then AUTH PLAIN or LOGIN with an API key as the password; each
- * envelope recipient becomes one transactional message (SubmissionService). Refusals follow
- * CONTRACT §13: 538 AUTH before TLS and 530 MAIL before AUTH (smtp-server's own checks), 535
+ * envelope recipient becomes one transactional message (SubmissionService). Refusals:
+ * 538 AUTH before TLS and 530 MAIL before AUTH (smtp-server's own checks), 535
  * a bad key, 421 too many failed logins or connections, 452 past 50 recipients, 550 at RCPT a
  * suppressed or erased recipient, 552 too large, 550 after DATA what no retry changes, 451
  * what may pass.

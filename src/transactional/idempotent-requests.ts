@@ -31,7 +31,7 @@ export class IdempotencyConflictError extends ConflictError {
 
 /**
  * The Idempotency-Key mechanism of every endpoint that creates something (the transactional
- * send, conversions): one table, one claim and one replay rule (SPEC §4). Keys are the
+ * send, conversions): one table, one claim and one replay rule. Keys are the
  * account's, whatever the endpoint: the payload's fingerprint names the endpoint, so a key
  * reused on another endpoint is a 409 like one reused with another payload.
  */

@@ -5,7 +5,7 @@ import type { Tenant } from '../support/factories';
 import { waitFor } from '../support/wait-for';
 
 /**
- * Automations end to end in one process with its workers: the API of CONTRACT §11, the
+ * Automations end to end in one process with its workers: the automations API, the
  * engine, the triggers and exits, sending through the campaign delivery to an SMTP sink.
  */
 describe('automations (e2e)', () => {

@@ -1,3 +1,4 @@
+import { ControlServer } from '../support/control-server';
 import { FaultRig, Tenant } from '../support/fault-rig';
 import { alive, childrenOf } from '../support/processes';
 import { waitFor } from '../support/wait-for';
@@ -46,20 +47,26 @@ describe("npm start's embedded workers and request handling", () => {
     });
     expect(sent.status).toBe(202);
 
-    const latencies: number[] = [];
-    await waitFor(
-      async () => {
-        const started = performance.now();
-        const health = await fetch(`${base}/health`, { signal: AbortSignal.timeout(30_000) });
-        latencies.push(performance.now() - started);
-        expect(health.status).toBe(200);
-        return rig.sink.messages.length >= RECIPIENTS;
-      },
-      { timeoutMs: 120_000, intervalMs: 20, message: () => rig.logs() },
-    );
+    // Other suites share the machine's two cores: a moment when no core is free delays the
+    // control as much as Herald, so only the time beyond the control's counts.
+    const control = await ControlServer.start();
+    const beyondControl: number[] = [];
+    try {
+      await waitFor(
+        async () => {
+          const health = await control.timeBeside(`${base}/health`);
+          beyondControl.push(health.ms - health.controlMs);
+          expect(health.status).toBe(200);
+          return rig.sink.messages.length >= RECIPIENTS;
+        },
+        { timeoutMs: 120_000, intervalMs: 20, message: () => rig.logs() },
+      );
+    } finally {
+      await control.stop();
+    }
     // The health checks spanned the whole send, not just its start.
-    expect(latencies.length).toBeGreaterThan(5);
-    expect(Math.max(...latencies)).toBeLessThanOrEqual(HEALTH_WITHIN_MS);
+    expect(beyondControl.length).toBeGreaterThan(5);
+    expect(Math.max(...beyondControl)).toBeLessThanOrEqual(HEALTH_WITHIN_MS);
   }, 180_000);
 
   it('ends its workers when it is killed, and starts them again when they die', async () => {

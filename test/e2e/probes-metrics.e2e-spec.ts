@@ -28,7 +28,7 @@ function total(families: Families, name: string, labels: Record<string, string> 
     .reduce((sum, m) => sum + Number(m.value ?? m.count ?? 0), 0);
 }
 
-/** The families CONTRACT §14 names, as Herald calls them. */
+/** The metric families operators are promised, as Herald calls them. */
 const FAMILIES = [
   'herald_queue_jobs',
   'herald_messages_total',
@@ -41,7 +41,7 @@ const FAMILIES = [
 ];
 
 /**
- * The operator's surface (CONTRACT §14) on real processes: an `--api-only` API and a worker
+ * The operator's surface on real processes: an `--api-only` API and a worker
  * with METRICS_PORT, both with METRICS_TOKEN, and `npm start`'s shape, whose /metrics carries
  * its worker child's counters.
  */

@@ -12,7 +12,7 @@ const MAX_BYTES = 256 * 1024;
 type Options = SMTPTransport.Options;
 
 /**
- * SMTP submission with nodemailer as the application: every reply of CONTRACT §13, the
+ * SMTP submission with nodemailer as the application: every reply it promises, the
  * envelope's recipients (Bcc), idempotency, STARTTLS and the limits, against real
  * PostgreSQL, Redis and an SMTP sink on loopback.
  */

@@ -18,7 +18,7 @@ const MAIN_E2E_FILES = [
 /**
  * `npm run test:pgbouncer [-- <jest arguments>]`: Jest with every test env's app pool going
  * through a throwaway PgBouncer in transaction mode (TEST_PGBOUNCER_URL, see test-env.ts), to
- * show the suite holds behind one (CONTRACT §14). Without arguments, the main e2e files (`npm
+ * show the suite holds behind one. Without arguments, the main e2e files (`npm
  * test` runs them so, after the whole suite); with them, what they select (`-- test/e2e` for
  * every e2e file). `npm run build` first for the e2e files.
  */

@@ -103,7 +103,7 @@ export interface HeraldConfig {
   metrics: MetricsConfig;
 }
 
-/** What PostgreSQL looks like from here: straight, or behind a pooler (CONTRACT §14). */
+/** What PostgreSQL looks like from here: straight, or behind a pooler. */
 export interface DatabaseConfig {
   /**
    * DATABASE_DIRECT_URL (default DATABASE_URL): a connection straight to PostgreSQL, for what

@@ -34,7 +34,7 @@ export type MetricsSource = () => Promise<
 >;
 
 /**
- * The process's Prometheus metrics (CONTRACT §14), on a registry of its own: messages by
+ * The process's Prometheus metrics, on a registry of its own: messages by
  * source and outcome, SMTP send latency, HTTP requests by route and status, the PostgreSQL
  * pool's use, queue depths, and Node's own process metrics. Counters count what this process
  * did; a scrape of every process, summed, is the installation's.

@@ -12,7 +12,7 @@ const RECIPIENTS = 300;
 const RECEIPTS = 20;
 
 /**
- * Herald behind Debian's PgBouncer (1.18) in transaction mode, as CONTRACT §14 allows: an API
+ * Herald behind Debian's PgBouncer (1.18) in transaction mode, as operators run it: an API
  * and two workers with DATABASE_URL on PgBouncer and DATABASE_DIRECT_URL on PostgreSQL. With
  * few server connections shared by every client, any session state Herald left on a pooled
  * connection, or any statement it prepared by name, would surface as errors or lost work.

@@ -7,7 +7,7 @@ import { CASE_TIMEOUT_MS, expectWhole, perWorker, runFaultCase, slugOf } from '.
 
 /** A campaign that cannot be all in flight at once: 16 delivery batches for 8 job slots. */
 const RECIPIENTS = 4_000;
-/** CONTRACT §14: work resumes within this long of Redis being reachable again. */
+/** Work resumes within this long of Redis being reachable again. */
 const RESUME_WITHIN_MS = 60_000;
 /** How long the batches held at a Sentinel failover may take to send (a hang's limit). */
 const HELD_BATCHES_WITHIN_MS = 300_000;
@@ -17,7 +17,7 @@ const BURST = 100;
 const BURST_CONCURRENCY = 8;
 
 /**
- * Herald on the Redis deployments production runs (CONTRACT §14), started for real on free
+ * Herald on the Redis deployments production runs, started for real on free
  * ports: a Sentinel group whose primary is killed mid-campaign, and a three-node Cluster.
  * Each runs the fault tests' campaign (an `--api-only` API, two worker processes, a real SMTP
  * sink counting what every recipient got) and asserts the same: nobody missed, no copy beyond

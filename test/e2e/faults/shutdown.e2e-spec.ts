@@ -10,8 +10,8 @@ const GRACE_SECONDS = 20;
 const SIGKILL_AFTER_MS = (GRACE_SECONDS + 15) * 1000;
 
 /**
- * SIGTERM, as a rolling deploy or an orchestrator sends it, to real processes of every type
- * (CONTRACT §14): readiness turns 503 first, requests in flight are answered, workers take no
+ * SIGTERM, as a rolling deploy or an orchestrator sends it, to real processes of every type:
+ * readiness turns 503 first, requests in flight are answered, workers take no
  * new job and hand back what they hold, and each process exits by itself, with status 0,
  * within SHUTDOWN_GRACE_SECONDS.
  */
