@@ -4,7 +4,7 @@ import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
 import { newIds } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
-import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import { PgPool } from '../platform/database/pg-pool';
 import type { SqlRunner } from '../platform/database/sql-runner';
 import {
@@ -100,6 +100,21 @@ export class MessageLog {
   /** Appends events to messages of the account; events of messages not in the log are dropped. */
   append(db: SqlRunner, accountId: AccountId, events: NewMessageEvent[]): Promise<void> {
     return this.repository.appendEvents(db, accountId, events);
+  }
+
+  /**
+   * append() for one message's events, as a part of its outcome write: written only when the
+   * relation `when` holds a row, in the same statement.
+   */
+  addEvents(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    messageId: string,
+    events: Omit<NewMessageEvent, 'message'>[],
+    when: Relation<never>,
+  ): void {
+    if (events.length === 0) return;
+    this.repository.addEventsPart(statement, accountId, messageId, events, when);
   }
 
   /**

@@ -155,6 +155,27 @@ export class MessagesRepository {
     ]);
   }
 
+  /** appendEvents for one message, as a part of its outcome write (see messageEventsPart). */
+  addEventsPart(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    messageId: string,
+    events: Omit<NewMessageEvent, 'message'>[],
+    when: Relation<never>,
+  ): void {
+    const p = (value: unknown) => statement.param(value);
+    statement.with(
+      sql.messageEventsPart({
+        account: p(accountId),
+        message: p(messageId),
+        types: p(events.map((e) => e.type)),
+        codes: p(events.map((e) => e.smtpCode ?? null)),
+        reasons: p(events.map((e) => e.reason ?? null)),
+        when: when.name,
+      }),
+    );
+  }
+
   /** The log's part of a campaign's outcome write (see campaignMessagesPart). */
   addCampaignPart(
     statement: ComposedStatement,

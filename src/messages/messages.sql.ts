@@ -69,6 +69,39 @@ export const APPEND_EVENTS = `
    WHERE m.id = s.id AND m.account_id = $1
      AND array_position(${RANKS}, s.type) > array_position(${RANKS}, m.status)`;
 
+/**
+ * APPEND_EVENTS for one message, as a part of its outcome write: only when the relation
+ * `when` holds a row (the outcome was recorded). Parallel arrays: types, SMTP codes, reasons.
+ */
+export const messageEventsPart = (p: {
+  account: string;
+  message: string;
+  types: string;
+  codes: string;
+  reasons: string;
+  when: string;
+}) => `
+  log_found AS (
+    SELECT m.id, m.status FROM messages m
+     WHERE m.account_id = ${p.account}::uuid AND m.id = ${p.message}::uuid
+       AND EXISTS (SELECT 1 FROM ${p.when})),
+  log_appended AS (
+    INSERT INTO message_events (message_id, type, smtp_code, reason)
+    SELECT f.id, v.type, v.smtp_code, v.reason
+      FROM log_found f,
+           unnest(${p.types}::text[], ${p.codes}::int[], ${p.reasons}::text[]) WITH ORDINALITY
+             AS v(type, smtp_code, reason, ord)
+     ORDER BY v.ord),
+  log_moved AS (
+    UPDATE messages m
+       SET status = s.type
+      FROM log_found f,
+           (SELECT type FROM unnest(${p.types}::text[]) AS t(type)
+             WHERE array_position(${RANKS}, type) IS NOT NULL
+             ORDER BY array_position(${RANKS}, type) DESC LIMIT 1) s
+     WHERE m.id = f.id AND m.account_id = ${p.account}::uuid
+       AND array_position(${RANKS}, s.type) > array_position(${RANKS}, f.status))`;
+
 /** Placeholders of the campaign part of an outcome write (see campaignMessagesPart). */
 export interface CampaignPartParams {
   account: string;

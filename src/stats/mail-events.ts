@@ -134,6 +134,29 @@ export class MailEvents implements OnModuleInit {
     this.stats.addSendCounts(statement, accountId, utcDay(at), sends);
   }
 
+  /**
+   * record() for one message's send events (sent, delivered, bounced) as parts of its outcome
+   * write: counted on the day of `at` from the relation `sends` (as addSendCounts) and
+   * appended to the message log, both only when `sends` holds a row. Their webhook events then
+   * go out with publishCounted, in the statement's transaction.
+   */
+  addMessageSend(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    at: Date,
+    messageId: string,
+    events: MailEvent[],
+    sends: Relation<'delivered' | 'hard_bounce' | 'soft_bounce'>,
+  ) {
+    this.addSendCounts(statement, accountId, at, sends);
+    const logged = messageEvents(events).map(({ type, smtpCode, reason }) => ({
+      type,
+      smtpCode,
+      reason,
+    }));
+    this.messageLog.addEvents(statement, accountId, messageId, logged, sends);
+  }
+
   /** Whether any endpoint of the account wants a webhook event for one of these kinds. */
   async publishesAny(accountId: AccountId, kinds: MailEvent['kind'][]): Promise<boolean> {
     const wanted = await this.publisher.wantedTypes(accountId);

@@ -46,13 +46,23 @@ export class SubscriberStatisticsRepository {
     return COUNTED;
   }
 
-  /** A transactional message delivered to this address, if a subscriber has it. */
-  async countTransactionalDelivery(
+  /**
+   * Adds the recipient's part of a delivered transactional message's outcome write: counted
+   * on the subscriber with this address, if any, when the relation `sent` holds a row.
+   */
+  addTransactionalDelivery(
+    statement: ComposedStatement,
     accountId: AccountId,
     emailNormalized: string,
-    tx: Db,
-  ): Promise<void> {
-    await tx.$executeRaw(sql.countTransactionalDelivery(accountId, emailNormalized));
+    sent: Relation<never>,
+  ): void {
+    statement.with(
+      sql.countTransactionalDeliveryPart({
+        account: statement.param(accountId),
+        email: statement.param(emailNormalized),
+        sent: sent.name,
+      }),
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FeedbackKind } from '../message-refs/feedback-report';
 import type { AccountId } from '../platform/database/account-id';
-import type { ComposedStatement } from '../platform/database/composed-statement';
+import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import type { Db } from '../platform/database/db';
 import type { EngagementKind } from './subscribers.sql';
 import {
@@ -38,27 +38,32 @@ export class SubscriberStatistics {
   }
 
   /**
-   * A transactional message ended: delivered, or refused by the relay (`bounce`). Counted
-   * like a campaign send when the address belongs to a subscriber of the account; a hard
-   * bounce, or the SOFT_BOUNCE_LIMIT-th soft one in a row, marks that subscriber `bounced`,
-   * so campaigns stop mailing the address. True when that soft-bounce limit was reached.
+   * Adds the recipient's part of a delivered transactional message's outcome write to
+   * `statement`: counted like a campaign send on the subscriber of the account with this
+   * address, if any, when the relation `sent` holds a row (the send was recorded).
    */
-  async recordTransactional(
+  addTransactionalDelivery(
+    statement: ComposedStatement,
     accountId: AccountId,
     emailNormalized: string,
-    outcome: { delivered: true } | { delivered: false; hardBounce: boolean },
+    sent: Relation<never>,
+  ): void {
+    this.statistics.addTransactionalDelivery(statement, accountId, emailNormalized, sent);
+  }
+
+  /**
+   * The relay refused a transactional message: counted like a campaign send's bounce when the
+   * address belongs to a subscriber of the account; a hard bounce, or the SOFT_BOUNCE_LIMIT-th
+   * soft one in a row, marks that subscriber `bounced`, so campaigns stop mailing the address.
+   * True when that soft-bounce limit was reached.
+   */
+  recordTransactionalBounce(
+    accountId: AccountId,
+    emailNormalized: string,
+    hardBounce: boolean,
     tx: Db,
   ): Promise<boolean> {
-    if (outcome.delivered) {
-      await this.statistics.countTransactionalDelivery(accountId, emailNormalized, tx);
-      return false;
-    }
-    return this.statistics.countTransactionalBounce(
-      accountId,
-      emailNormalized,
-      outcome.hardBounce,
-      tx,
-    );
+    return this.statistics.countTransactionalBounce(accountId, emailNormalized, hardBounce, tx);
   }
 
   /** A bounce, complaint or unsubscribe report about a message to this subscriber. */

@@ -88,12 +88,20 @@ export const countCampaignSendsPart = (p: { account: string; sends: string }) =>
               (v.hard_bounce OR (v.soft_bounce AND s.soft_bounce_streak >= ${SOFT_BOUNCE_LIMIT}))
                 AS suppress)`;
 
-/** A transactional message to this address was delivered. */
-export const countTransactionalDelivery = (accountId: AccountId, emailNormalized: string) =>
-  Prisma.sql`
+/**
+ * A transactional message to this address was delivered: a part of its outcome write, which
+ * counts it only when the relation `sent` holds a row (the send was recorded as this worker's).
+ */
+export const countTransactionalDeliveryPart = (p: {
+  account: string;
+  email: string;
+  sent: string;
+}) => `
+  tx_counted AS (
     UPDATE subscribers
        SET stat_sent = stat_sent + 1, stat_delivered = stat_delivered + 1, last_sent_at = now()
-     WHERE account_id = ${accountId}::uuid AND email_normalized = ${emailNormalized}`;
+     WHERE account_id = ${p.account}::uuid AND email_normalized = ${p.email}
+       AND EXISTS (SELECT 1 FROM ${p.sent}))`;
 
 /**
  * The relay refused a transactional message to this address: a hard (5xx) or soft bounce. A

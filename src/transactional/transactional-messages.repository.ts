@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { TransactionalMessage } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import type { SmtpRetryPolicy } from '../platform/config/config';
+import {
+  ComposedStatement,
+  relation,
+  type Relation,
+} from '../platform/database/composed-statement';
 import type { Db } from '../platform/database/db';
+import { runSql, type SqlRunner } from '../platform/database/sql-runner';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './transactional.sql';
 
@@ -105,11 +111,35 @@ export class TransactionalMessagesRepository {
    * Records the delivery, inside the transaction that counts it in the recipient's statistics;
    * false (nothing written) when another worker had taken the claim over.
    */
-  async markSent(claim: ClaimedMessage, headerMessageId: string, tx: Db): Promise<boolean> {
-    const written = await tx.$executeRaw(
-      sql.markSent(claim.accountId, claim.id, claim.attempts, headerMessageId),
+  /**
+   * Adds the message's part of its outcome write to `statement`: sent, if the claim is still
+   * this worker's (see markSentPart). Names the row it ended, as a delivered send.
+   */
+  addSent(
+    statement: ComposedStatement,
+    claim: ClaimedMessage,
+    headerMessageId: string,
+  ): Relation<'id' | 'delivered' | 'hard_bounce' | 'soft_bounce'> {
+    statement.with(
+      sql.markSentPart({
+        account: statement.param(claim.accountId),
+        id: statement.param(claim.id),
+        epoch: statement.param(claim.attempts),
+        header: statement.param(headerMessageId),
+      }),
     );
-    return written > 0;
+    return relation('tx_sent');
+  }
+
+  /** The message's part alone: whether it was marked sent (see addSent). */
+  async markSent(claim: ClaimedMessage, headerMessageId: string, db: SqlRunner): Promise<boolean> {
+    const statement = new ComposedStatement();
+    const sent = this.addSent(statement, claim, headerMessageId);
+    const { text, values } = statement.build(`SELECT count(*)::int AS n FROM ${sent.name}`, {
+      named: false,
+    });
+    const [row] = await runSql<{ n: number }>(db, text, values);
+    return row.n > 0;
   }
 
   /**

@@ -1,9 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { HeraldConfig, SmtpRetryPolicy } from '../platform/config/config';
+import { CONFIG } from '../platform/config/config.module';
+import { ComposedStatement } from '../platform/database/composed-statement';
+import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { SubscriberStatistics } from '../subscribers/subscriber-statistics.service';
 import { MailEvents } from '../stats/mail-events';
 import { MessageLog } from '../messages/message-log';
-import type { SmtpRetryPolicy } from '../platform/config/config';
 import { SuppressionList } from '../suppression/suppression-list';
 import { transactionalMailEvents } from './transactional-events';
 import {
@@ -14,13 +17,16 @@ import {
 
 /**
  * How a send ends, written together with what it means for the recipient: the message row,
- * and (when the address belongs to a subscriber of the account) their statistics, in one
- * transaction, so the two never disagree.
+ * (when the address belongs to a subscriber of the account) their statistics, the day's
+ * counters and the message log, atomically, so they never disagree. A delivery, the hot
+ * path, is one composed statement; the rarer ends are a transaction.
  */
 @Injectable()
 export class TransactionalOutcomes {
   constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
     private readonly prisma: PrismaService,
+    private readonly pool: PgPool,
     private readonly messages: TransactionalMessagesRepository,
     private readonly statistics: SubscriberStatistics,
     private readonly suppressions: SuppressionList,
@@ -39,20 +45,31 @@ export class TransactionalOutcomes {
     emailNormalized: string,
     reply?: string,
   ): Promise<boolean> {
-    return this.prisma.$transaction(async (tx) => {
-      if (!(await this.messages.markSent(message, headerMessageId, tx))) return false;
-      await this.statistics.recordTransactional(
-        message.accountId,
-        emailNormalized,
-        { delivered: true },
-        tx,
-      );
-      const ref = { transactionalId: message.id, email: message.toAddress ?? emailNormalized };
-      await this.mailEvents.record(
-        tx,
-        message.accountId,
-        transactionalMailEvents({ ...ref, messageId: headerMessageId }, { delivered: true }, reply),
-      );
+    const { accountId } = message;
+    const at = new Date();
+    const ref = { transactionalId: message.id, email: message.toAddress ?? emailNormalized };
+    const events = transactionalMailEvents(
+      { ...ref, messageId: headerMessageId },
+      { delivered: true },
+      reply,
+    );
+    // One statement of each module's part, as a campaign's outcome write: the message row,
+    // the recipient's statistics, the day's counters and the message log, no BEGIN or COMMIT.
+    const statement = new ComposedStatement();
+    const sent = this.messages.addSent(statement, message, headerMessageId);
+    this.statistics.addTransactionalDelivery(statement, accountId, emailNormalized, sent);
+    this.mailEvents.addMessageSend(statement, accountId, at, message.id, events, sent);
+    const query = statement.build(`SELECT count(*)::int AS n FROM ${sent.name}`, {
+      named: this.config.database.namedStatements,
+    });
+    const recorded = (rows: { n: number }[]) => rows[0].n > 0;
+    if (!(await this.mailEvents.publishesAny(accountId, ['sent', 'delivered']))) {
+      return recorded((await this.pool.query<{ n: number }>(query)).rows);
+    }
+    // Only an account with webhook endpoints for these events adds a transaction, for them.
+    return this.pool.transaction(async (client) => {
+      if (!recorded((await client.query<{ n: number }>(query)).rows)) return false;
+      await this.mailEvents.publishCounted(client, accountId, events, at);
       return true;
     });
   }
@@ -81,10 +98,10 @@ export class TransactionalOutcomes {
         ]);
         return;
       }
-      const softLimit = await this.statistics.recordTransactional(
+      const softLimit = await this.statistics.recordTransactionalBounce(
         ref.accountId,
         bounce.emailNormalized,
-        { delivered: false, hardBounce: bounce.hard },
+        bounce.hard,
         tx,
       );
       await this.mailEvents.record(

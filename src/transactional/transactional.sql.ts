@@ -56,18 +56,17 @@ export const renewLease = (accountId: AccountId, id: string, epoch: number, leas
 /**
  * The relay accepted it: sent, if the claim is still this worker's. A claim the sweep requeued
  * (lapsed) but nobody took over yet is still ours: recording it now keeps it from going twice.
+ * A part of the outcome write: names `tx_sent`, the row it ended (none when the claim was no
+ * longer this worker's), as a delivered send (delivered, hard_bounce, soft_bounce).
  */
-export const markSent = (
-  accountId: AccountId,
-  id: string,
-  epoch: number,
-  headerMessageId: string,
-) => Prisma.sql`
-  UPDATE transactional_messages
-  SET status = 'sent', sent_at = now(), updated_at = now(), error = NULL,
-      header_message_id = ${headerMessageId}, lease_until = NULL, next_attempt_at = NULL
-  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid
-    AND attempts = ${epoch} AND status IN ('sending', 'queued')`;
+export const markSentPart = (p: { account: string; id: string; epoch: string; header: string }) => `
+  tx_sent AS (
+    UPDATE transactional_messages
+       SET status = 'sent', sent_at = now(), updated_at = now(), error = NULL,
+           header_message_id = ${p.header}, lease_until = NULL, next_attempt_at = NULL
+     WHERE account_id = ${p.account}::uuid AND id = ${p.id}::uuid
+       AND attempts = ${p.epoch}::int AND status IN ('sending', 'queued')
+    RETURNING id, true AS delivered, false AS hard_bounce, false AS soft_bounce)`;
 
 /**
  * Back to the queue after a failure that was not the relay's answer (the database or our own

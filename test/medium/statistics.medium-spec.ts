@@ -3,6 +3,8 @@ import { CampaignOutcomeWriter } from '../../src/campaigns/delivery/campaign-out
 import { CampaignsService } from '../../src/campaigns/definition/campaigns.service';
 import { RecipientActivityService } from '../../src/campaigns/tracking/recipient-activity.service';
 import { ErasureService } from '../../src/erasure/erasure.service';
+import { ComposedStatement, relation } from '../../src/platform/database/composed-statement';
+import { runSql } from '../../src/platform/database/sql-runner';
 import { SubscriberStatistics } from '../../src/subscribers/subscriber-statistics.service';
 import {
   counters,
@@ -159,13 +161,26 @@ describe('statistics counters', () => {
     const reader = await ctx.make.subscriber(tenant.accountId, { email: 'reader@example.com' });
     const namesake = await ctx.make.subscriber(other.accountId, { email: 'reader@example.com' });
     const statisticsService = ctx.get(SubscriberStatistics);
-    const record = (outcome: Parameters<SubscriberStatistics['recordTransactional']>[2]) =>
+    const deliver = () => {
+      // The worker's outcome write, with a send it recorded.
+      const statement = new ComposedStatement();
+      statement.with('recorded AS (SELECT 1)');
+      statisticsService.addTransactionalDelivery(
+        statement,
+        tenant.accountId,
+        'reader@example.com',
+        relation('recorded'),
+      );
+      const { text, values } = statement.build('SELECT 1', { named: false });
+      return runSql(ctx.prisma, text, values);
+    };
+    const bounce = (hard: boolean, email = 'reader@example.com') =>
       ctx.prisma.$transaction((tx) =>
-        statisticsService.recordTransactional(tenant.accountId, 'reader@example.com', outcome, tx),
+        statisticsService.recordTransactionalBounce(tenant.accountId, email, hard, tx),
       );
 
-    await record({ delivered: true });
-    await record({ delivered: false, hardBounce: false });
+    await deliver();
+    await bounce(false);
     expect((await statistics(ctx, [reader.id])).get(reader.id)).toMatchObject({
       statSent: 2,
       statDelivered: 1,
@@ -173,7 +188,7 @@ describe('statistics counters', () => {
       statHardBounces: 0,
       status: 'subscribed',
     });
-    await record({ delivered: false, hardBounce: true });
+    await bounce(true);
     expect((await statistics(ctx, [reader.id])).get(reader.id)).toMatchObject({
       statSent: 3,
       statHardBounces: 1,
@@ -185,15 +200,6 @@ describe('statistics counters', () => {
       status: 'subscribed',
     });
     // An address no subscriber has: nothing to count, no error, and no soft-bounce limit.
-    await expect(
-      ctx.prisma.$transaction((tx) =>
-        statisticsService.recordTransactional(
-          tenant.accountId,
-          'stranger@example.com',
-          { delivered: true },
-          tx,
-        ),
-      ),
-    ).resolves.toBe(false);
+    await expect(bounce(false, 'stranger@example.com')).resolves.toBe(false);
   });
 });

@@ -1,7 +1,9 @@
 import { Prisma } from '../../src/generated/prisma/client';
 import { newId } from '../../src/platform/crypto/ids';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
+import { ComposedStatement, relation } from '../../src/platform/database/composed-statement';
 import { PgPool } from '../../src/platform/database/pg-pool';
+import { runSql } from '../../src/platform/database/sql-runner';
 import { SOFT_BOUNCE_LIMIT } from '../../src/suppression/suppression-reason';
 import { emptyProfile, PROFILE_FIELDS } from '../../src/subscribers/subscriber-fields';
 import { SubscriberStatisticsRepository } from '../../src/subscribers/subscriber-statistics.repository';
@@ -38,6 +40,15 @@ describe('subscribers.sql', () => {
 
   const make = (overrides: Partial<Prisma.SubscriberUncheckedCreateInput> = {}) =>
     ctx.make.subscriber(accountId, overrides);
+
+  /** A delivered transactional message's part, in a statement whose send relation has `rows`. */
+  async function countDelivery(email: string, rows: number) {
+    const statement = new ComposedStatement();
+    statement.with(`recorded AS (SELECT generate_series(1, ${rows}))`);
+    statistics.addTransactionalDelivery(statement, accountId, email, relation('recorded'));
+    const { text, values } = statement.build('SELECT 1', { named: false });
+    await runSql(ctx.prisma, text, values);
+  }
 
   /** A profile with a value in every field of the table. */
   function fullProfile(email: string): ProfileRow {
@@ -154,7 +165,9 @@ describe('subscribers.sql', () => {
   it('counts transactional mail, opens, clicks and revenue on the subscriber', async () => {
     const person = await make();
     const email = person.emailNormalized;
-    await statistics.countTransactionalDelivery(accountId, email, ctx.prisma);
+    // Counted only when the outcome write recorded the send (its relation holds a row).
+    await countDelivery(email, 0);
+    await countDelivery(email, 1);
     for (let bounce = 1; bounce < SOFT_BOUNCE_LIMIT; bounce++) {
       expect(await statistics.countTransactionalBounce(accountId, email, false, ctx.prisma)).toBe(
         false,
