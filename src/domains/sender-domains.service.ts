@@ -17,6 +17,7 @@ import { DomainResponse, presentDomain } from './domain.presenter';
 import { DomainVerifier } from './domain-verifier';
 import { RecordCheck } from './record-checks';
 import { DomainWithKeys, NewKey, SenderDomainsRepository } from './sender-domains.repository';
+import { RecentSigningIdentities } from './recent-signing-identities';
 import { SenderIdentity } from './sender-identity';
 
 const RECHECK_BATCH = 20;
@@ -28,6 +29,8 @@ const RECHECK_BATCH = 20;
 @Injectable()
 export class SenderDomainsService {
   private readonly logger = new Logger(SenderDomainsService.name);
+  /** Forgotten whenever this process changes a domain: its next message sees the change. */
+  private readonly recentIdentities = new RecentSigningIdentities();
 
   constructor(
     private readonly domains: SenderDomainsRepository,
@@ -71,7 +74,9 @@ export class SenderDomainsService {
 
   async delete(caller: Principal, id: string): Promise<void> {
     const domain = await this.find(caller.accountId, id);
-    if (!(await this.domains.delete(caller.accountId, id))) throw new NotFoundError('domain');
+    const deleted = await this.domains.delete(caller.accountId, id);
+    this.recentIdentities.forgetAll();
+    if (!deleted) throw new NotFoundError('domain');
     await this.record(caller.accountId, caller, 'sender_domain.deleted', {
       domain_id: id,
       domain: domain.name,
@@ -109,7 +114,9 @@ export class SenderDomainsService {
   /** Checks, stores, and audits what changed: the status, or the key that signs. */
   private async check(accountId: AccountId, id: string, caller?: Principal) {
     const domain = await this.find(accountId, id);
-    if (!(await this.verifier.verify(domain))) throw new NotFoundError('domain');
+    const verified = await this.verifier.verify(domain);
+    this.recentIdentities.forgetAll();
+    if (!verified) throw new NotFoundError('domain');
     const checked = await this.find(accountId, id);
     const metadata = { domain_id: id, domain: domain.name };
     if (domain.status !== checked.status) {
@@ -183,7 +190,15 @@ export class SenderDomainsService {
    */
   async signingIdentity(accountId: AccountId, from: string): Promise<SenderIdentity | undefined> {
     const name = senderDomainOf(from);
-    const key = name ? await this.domains.findSigningKey(accountId, name) : null;
+    if (!name) return undefined;
+    return this.recentIdentities.get(accountId, name, () => this.lookUpIdentity(accountId, name));
+  }
+
+  private async lookUpIdentity(
+    accountId: AccountId,
+    name: string,
+  ): Promise<SenderIdentity | undefined> {
+    const key = await this.domains.findSigningKey(accountId, name);
     if (!key) return undefined;
     let privateKey: string;
     try {
