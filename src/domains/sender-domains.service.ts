@@ -17,7 +17,7 @@ import { DomainResponse, presentDomain } from './domain.presenter';
 import { DomainVerifier } from './domain-verifier';
 import { RecordCheck } from './record-checks';
 import { DomainWithKeys, NewKey, SenderDomainsRepository } from './sender-domains.repository';
-import { RecentSigningIdentities } from './recent-signing-identities';
+import { RecentAnswers } from './recent-answers';
 import { SenderIdentity } from './sender-identity';
 
 const RECHECK_BATCH = 20;
@@ -29,8 +29,10 @@ const RECHECK_BATCH = 20;
 @Injectable()
 export class SenderDomainsService {
   private readonly logger = new Logger(SenderDomainsService.name);
-  /** Forgotten whenever this process changes a domain: its next message sees the change. */
-  private readonly recentIdentities = new RecentSigningIdentities();
+  // Forgotten whenever this process changes a domain: its next request or message sees it.
+  private readonly recentIdentities = new RecentAnswers<SenderIdentity | undefined>();
+  /** Only a domain found verified is remembered: one verified elsewhere counts at once. */
+  private readonly recentlyVerified = new RecentAnswers<boolean>((verified) => verified);
 
   constructor(
     private readonly domains: SenderDomainsRepository,
@@ -75,7 +77,7 @@ export class SenderDomainsService {
   async delete(caller: Principal, id: string): Promise<void> {
     const domain = await this.find(caller.accountId, id);
     const deleted = await this.domains.delete(caller.accountId, id);
-    this.recentIdentities.forgetAll();
+    this.forgetRecentAnswers();
     if (!deleted) throw new NotFoundError('domain');
     await this.record(caller.accountId, caller, 'sender_domain.deleted', {
       domain_id: id,
@@ -115,7 +117,7 @@ export class SenderDomainsService {
   private async check(accountId: AccountId, id: string, caller?: Principal) {
     const domain = await this.find(accountId, id);
     const verified = await this.verifier.verify(domain);
-    this.recentIdentities.forgetAll();
+    this.forgetRecentAnswers();
     if (!verified) throw new NotFoundError('domain');
     const checked = await this.find(accountId, id);
     const metadata = { domain_id: id, domain: domain.name };
@@ -171,7 +173,7 @@ export class SenderDomainsService {
   async assertCanSendFrom(accountId: AccountId, from: string): Promise<void> {
     if (this.config.allowUnverifiedFrom || !this.config.smtpUrl) return;
     const name = senderDomainOf(from);
-    if (name && (await this.domains.findVerified(accountId, name))) return;
+    if (name && (await this.isVerified(accountId, name))) return;
     throw new ValidationFailedError([
       {
         field: 'from',
@@ -181,6 +183,17 @@ export class SenderDomainsService {
           : 'from has no domain to send from.',
       },
     ]);
+  }
+
+  private isVerified(accountId: AccountId, name: string): Promise<boolean> {
+    return this.recentlyVerified.get(accountId, name, async () =>
+      Boolean(await this.domains.findVerified(accountId, name)),
+    );
+  }
+
+  private forgetRecentAnswers() {
+    this.recentIdentities.forgetAll();
+    this.recentlyVerified.forgetAll();
   }
 
   /**

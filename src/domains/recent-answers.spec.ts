@@ -1,5 +1,5 @@
 import { parseAccountId } from '../platform/database/account-id';
-import { RecentSigningIdentities } from './recent-signing-identities';
+import { RecentAnswers } from './recent-answers';
 import type { SenderIdentity } from './sender-identity';
 
 const ACCOUNT = parseAccountId('0b7c6a0e-4f7e-4d0c-9a43-7f1f2a4f9e11');
@@ -9,11 +9,11 @@ const identity = (selector: string): SenderIdentity => ({
   returnPathDomain: undefined,
 });
 
-describe('RecentSigningIdentities', () => {
+describe('RecentAnswers', () => {
   let now: number;
   let lookUps: number;
   let current: SenderIdentity | undefined;
-  let recent: RecentSigningIdentities;
+  let recent: RecentAnswers<SenderIdentity | undefined>;
   const lookUp = () => {
     lookUps++;
     return Promise.resolve(current);
@@ -23,7 +23,11 @@ describe('RecentSigningIdentities', () => {
     now = 1_000_000;
     lookUps = 0;
     current = identity('one');
-    recent = new RecentSigningIdentities(5_000, () => now);
+    recent = new RecentAnswers<SenderIdentity | undefined>(
+      () => true,
+      5_000,
+      () => now,
+    );
   });
 
   it('answers from memory within the TTL, and asks again after it', async () => {
@@ -75,5 +79,25 @@ describe('RecentSigningIdentities', () => {
     expect(lookUps).toBe(1_001);
     await recent.get(ACCOUNT, 'd0.test', lookUp);
     expect(lookUps).toBe(1_002);
+  });
+
+  it('keeps only the answers it is told to remember', async () => {
+    const verified = new RecentAnswers<boolean>(
+      (answer) => answer,
+      5_000,
+      () => now,
+    );
+    let asked = 0;
+    let answer = false;
+    const isVerified = () => {
+      asked++;
+      return Promise.resolve(answer);
+    };
+    expect(await verified.get(ACCOUNT, 'acme.test', isVerified)).toBe(false);
+    answer = true;
+    expect(await verified.get(ACCOUNT, 'acme.test', isVerified)).toBe(true);
+    answer = false;
+    expect(await verified.get(ACCOUNT, 'acme.test', isVerified)).toBe(true);
+    expect(asked).toBe(2);
   });
 });
