@@ -108,12 +108,9 @@ export class TransactionalMessagesRepository {
   }
 
   /**
-   * Records the delivery, inside the transaction that counts it in the recipient's statistics;
-   * false (nothing written) when another worker had taken the claim over.
-   */
-  /**
    * Adds the message's part of its outcome write to `statement`: sent, if the claim is still
-   * this worker's (see markSentPart). Names the row it ended, as a delivered send.
+   * this worker's (see markSentPart); nothing when another worker had taken the claim over.
+   * Names the row it ended, as a delivered send.
    */
   addSent(
     statement: ComposedStatement,
