@@ -17,7 +17,8 @@ export async function cpuMsOf(work: () => Promise<unknown>): Promise<number> {
   return cpuMsSince(before);
 }
 
-function cpuMsSince(before: NodeJS.CpuUsage): number {
+/** The CPU time this process used since `before` (a `process.cpuUsage()`), in ms. */
+export function cpuMsSince(before: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000;
 }
