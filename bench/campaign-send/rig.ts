@@ -193,7 +193,9 @@ export async function api(base: string, key: string, method: string, path: strin
 
 export async function startApi(bench: BenchHarness): Promise<{ server: Started; base: string }> {
   const port = await freePort();
-  const server = bench.start(['dist/main.js', '--api-only'], { PORT: String(port) });
+  // BENCH_API_NODE_ARGS: Node flags for the API alone (e.g. `--cpu-prof --cpu-prof-dir=DIR`).
+  const flags = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = bench.start([...flags, 'dist/main.js', '--api-only'], { PORT: String(port) });
   const base = `http://127.0.0.1:${port}`;
   for (const deadline = Date.now() + 60_000; ; await sleep(200)) {
     const ok = await fetch(`${base}/health`).then(

@@ -37,7 +37,8 @@
 // Env (optional): BENCH_SIZES (20000,100000; 1000000 works too), BENCH_ROUNDS (1),
 // BENCH_RAW (1; 0: Herald only, no baseline and no ratio), BENCH_WORKERS (1) worker processes
 // and as many baseline processes, BENCH_POOL (8) SMTP connections per process of either,
-// BENCH_STALL_SECONDS (30), BENCH_NODE_ARGS (none), PG_SERVER
+// BENCH_STALL_SECONDS (30), BENCH_NODE_ARGS (none; the workers' Node flags), BENCH_API_NODE_ARGS
+// (none; the API's), PG_SERVER
 // (postgresql://postgres@127.0.0.1:5432), REDIS_URL.
 //
 // Steps: build → throwaway database → migrate → sink and API processes → per size: account,

@@ -24,7 +24,8 @@
 // priority), as docs/operating.md advises for API and workers on one host.
 //
 // Env (optional): BENCH_SUBSCRIBERS (20000), BENCH_POOL (8), BENCH_TX_RATE (50),
-// BENCH_STALL_SECONDS (30), WORKER_NICE (10), BENCH_NODE_ARGS, PG_SERVER, REDIS_URL.
+// BENCH_STALL_SECONDS (30), WORKER_NICE (10), BENCH_NODE_ARGS (the workers' Node flags),
+// BENCH_API_NODE_ARGS (the API's), PG_SERVER, REDIS_URL.
 
 import { BenchHarness, sleep, Started } from '../support/harness';
 import {
