@@ -3,12 +3,11 @@ import { TransactionalMessage } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
 import type { SmtpRetryPolicy } from '../platform/config/config';
 import {
-  ComposedStatement,
+  type ComposedStatement,
   relation,
   type Relation,
 } from '../platform/database/composed-statement';
 import type { Db } from '../platform/database/db';
-import { runSql, type SqlRunner } from '../platform/database/sql-runner';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './transactional.sql';
 
@@ -126,17 +125,6 @@ export class TransactionalMessagesRepository {
       }),
     );
     return relation('tx_sent');
-  }
-
-  /** The message's part alone: whether it was marked sent (see addSent). */
-  async markSent(claim: ClaimedMessage, headerMessageId: string, db: SqlRunner): Promise<boolean> {
-    const statement = new ComposedStatement();
-    const sent = this.addSent(statement, claim, headerMessageId);
-    const { text, values } = statement.build(`SELECT count(*)::int AS n FROM ${sent.name}`, {
-      named: false,
-    });
-    const [row] = await runSql<{ n: number }>(db, text, values);
-    return row.n > 0;
   }
 
   /**

@@ -7,6 +7,7 @@ import { newId } from '../../src/platform/crypto/ids';
 import { QUEUES } from '../../src/platform/queue/queue.module';
 import { AccountId } from '../../src/platform/database/account-id';
 import { TransactionalMessagesRepository } from '../../src/transactional/transactional-messages.repository';
+import { TransactionalOutcomes } from '../../src/transactional/transactional-outcomes';
 import { TransactionalSendProcessor } from '../../src/transactional/transactional-send.processor';
 import { TransactionalSweeper } from '../../src/transactional/transactional-sweeper';
 import { SmtpSink } from '../support/smtp-sink';
@@ -441,6 +442,7 @@ describe('transactional sends', () => {
     it('fences a claim: a lapsed claim is taken over, and its first worker’s writes count for nothing', async () => {
       const worker = api.app.get(TransactionalSendProcessor).worker;
       const messages = api.app.get(TransactionalMessagesRepository);
+      const outcomes = api.app.get(TransactionalOutcomes);
       const to = recipient('fenced');
       await worker.pause();
       let id: string;
@@ -466,17 +468,13 @@ describe('transactional sends', () => {
         expect(second.attempts).toBe(2);
         // Taken over: the first worker can neither renew, nor record, nor give the claim back.
         expect(await messages.renewLease(first, 60_000)).toBe(false);
-        expect(await api.prisma.$transaction((tx) => messages.markSent(first, '<x@y>', tx))).toBe(
-          false,
-        );
+        expect(await outcomes.sent(first, '<x@y>', first.toAddress!)).toBe(false);
         await messages.release(first, 'late');
         expect((await status(id).expect(200)).body).toMatchObject({
           status: 'queued',
           attempts: 2,
         });
-        expect(await api.prisma.$transaction((tx) => messages.markSent(second, '<x@y>', tx))).toBe(
-          true,
-        );
+        expect(await outcomes.sent(second, '<x@y>', second.toAddress!)).toBe(true);
         expect((await status(id).expect(200)).body.status).toBe('sent');
       } finally {
         await worker.resume();

@@ -5,6 +5,7 @@ import { PgPool } from '../../src/platform/database/pg-pool';
 import { MailEventSubjects } from '../../src/stats/mail-event-subjects';
 import { bulkWriteEvents } from '../../src/subscribers/subscriber-events';
 import { TransactionalMessagesRepository } from '../../src/transactional/transactional-messages.repository';
+import { TransactionalOutcomes } from '../../src/transactional/transactional-outcomes';
 import { WebhookEndpointsRepository } from '../../src/webhooks/webhook-endpoints.repository';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
@@ -203,7 +204,9 @@ describe('event subject reads', () => {
       expect(await lookup(pool, otherId, id)).toBeNull();
 
       const claim = (await messages.claim(accountId, id, 60_000))!;
-      await messages.markSent(claim, '<relay-chosen@acme.test>', ctx.prisma);
+      await ctx
+        .get(TransactionalOutcomes)
+        .sent(claim, '<relay-chosen@acme.test>', claim.toAddress!);
       expect(await lookup(ctx.prisma, accountId, id)).toEqual({
         messageId: '<relay-chosen@acme.test>',
         email: 'reader@example.test',

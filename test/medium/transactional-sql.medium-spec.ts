@@ -6,6 +6,7 @@ import {
   ClaimedMessage,
   TransactionalMessagesRepository,
 } from '../../src/transactional/transactional-messages.repository';
+import { TransactionalOutcomes } from '../../src/transactional/transactional-outcomes';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
 
@@ -18,6 +19,7 @@ describe('transactional.sql', () => {
   let env: TestEnv;
   let ctx: TestContext;
   let messages: TransactionalMessagesRepository;
+  let outcomes: TransactionalOutcomes;
   let keys: IdempotencyKeysRepository;
   let accountId: AccountId;
   const LEASE_MS = 60_000;
@@ -26,6 +28,7 @@ describe('transactional.sql', () => {
     env = await TestEnv.create();
     ctx = await TestContext.start(env);
     messages = ctx.get(TransactionalMessagesRepository);
+    outcomes = ctx.get(TransactionalOutcomes);
     keys = ctx.get(IdempotencyKeysRepository);
     accountId = parseAccountId(await ctx.make.account('Transactional'));
   });
@@ -33,6 +36,10 @@ describe('transactional.sql', () => {
     await ctx?.close();
     await env?.dispose();
   });
+
+  /** The worker's outcome write for a 250 under `claim`: whether it was still this claim's. */
+  const recordSent = (claim: ClaimedMessage, headerMessageId: string) =>
+    outcomes.sent(claim, headerMessageId, claim.toAddress!);
 
   async function queued(to = `${newId()}@example.test`, recipientHash = newId()) {
     const id = newId();
@@ -72,8 +79,8 @@ describe('transactional.sql', () => {
     expect(second.attempts).toBe(first.attempts + 1);
     expect(await messages.renewLease(first, LEASE_MS)).toBe(false);
     expect(await messages.renewLease(second, LEASE_MS)).toBe(true);
-    expect(await messages.markSent(first, '<first@herald>', ctx.prisma)).toBe(false);
-    expect(await messages.markSent(second, '<second@herald>', ctx.prisma)).toBe(true);
+    expect(await recordSent(first, '<first@herald>')).toBe(false);
+    expect(await recordSent(second, '<second@herald>')).toBe(true);
     const row = await statusOf(id);
     expect(row).toMatchObject({ status: 'sent', headerMessageId: '<second@herald>' });
     expect(row.leaseUntil).toBeNull();
@@ -138,7 +145,7 @@ describe('transactional.sql', () => {
     const pending = await queued('erased@example.test', hash);
     const sent = await queued('erased@example.test', hash);
     const claim = (await messages.claim(accountId, sent, LEASE_MS))!;
-    await messages.markSent(claim, '<sent@herald>', ctx.prisma);
+    await recordSent(claim, '<sent@herald>');
     const inFlight = await queued('erased@example.test', hash);
     const flying: ClaimedMessage = (await messages.claim(accountId, inFlight, LEASE_MS))!;
 
@@ -164,7 +171,7 @@ describe('transactional.sql', () => {
     const hash = newId();
     const id = await queued('reader@example.test', hash);
     const claim = (await messages.claim(accountId, id, LEASE_MS))!;
-    await messages.markSent(claim, '<latest@herald>', ctx.prisma);
+    await recordSent(claim, '<latest@herald>');
     expect(await messages.findSent(id)).toEqual({ accountId, toAddress: 'reader@example.test' });
     expect(await messages.latestSentTo([{ accountId, recipientHash: hash }], 1)).toMatchObject({
       id,
