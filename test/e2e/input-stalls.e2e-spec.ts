@@ -1,82 +1,35 @@
-import { AddressInfo } from 'node:net';
 import { MAX_EXPRESSIONS } from '../../src/templates/template-renderer';
-import { stallOf } from '../support/cpu-time';
-import { SmtpSink } from '../support/smtp-sink';
-import { TestApi, TestEnv } from '../support/test-env';
+import { FaultRig } from '../support/fault-rig';
+import { probeHealthDuring } from '../support/health-probe';
 import { waitFor } from '../support/wait-for';
 
-/** The longest /health may take while a hostile request is being handled. */
+/** The longest /health may take (beyond an idle control's time) while a hostile request is handled. */
 const HEALTH_BUDGET_MS = 500;
 
 /**
  * Inputs that used to stall every request (the event loop busy for seconds on one body):
- * each is sent while /health is probed over its own connections, and /health must keep
- * answering within HEALTH_BUDGET_MS from before the hostile request starts until after its
- * answer (or, for a send, until the message is out).
+ * each is sent to an API process of its own while its /health is probed, and /health must
+ * keep answering within HEALTH_BUDGET_MS from before the hostile request starts until after
+ * its answer (or, for a send, until the message is out).
  */
 describe('hostile inputs do not stall the service', () => {
-  let sink: SmtpSink;
-  let env: TestEnv;
-  let api: TestApi;
+  let rig: FaultRig;
   let base: string;
   let auth: string;
 
   beforeAll(async () => {
-    sink = await SmtpSink.start();
-    env = await TestEnv.create({
-      SMTP_URL: sink.url,
-      PUBLIC_URL: 'https://herald.test',
-      RATE_LIMIT: '100000',
-      RATE_LIMIT_SEND: '100000',
-      // The sink is a relay, so From is checked; these tests are about templates and links, not domains.
-      ALLOW_UNVERIFIED_FROM: '1',
-    });
-    api = await TestApi.start(env);
-    await api.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(api.app.getHttpServer().address() as AddressInfo).port}`;
-    ({ auth } = await api.tenant());
-  });
+    // The sink is a relay, so From is checked; the rig allows unverified From, since these
+    // tests are about templates and links, not domains.
+    rig = await FaultRig.start({ keepBodies: true, env: { RATE_LIMIT: '100000' } });
+    base = rig.base;
+    ({ auth } = await rig.tenant('Stalls'));
+  }, 120_000);
   afterAll(async () => {
-    await api?.close();
-    await env?.dispose();
-    await sink?.close();
+    await rig?.dispose();
   });
 
-  /**
-   * Runs `hostile` while probing /health back to back (a new probe 20 ms after each answer),
-   * and returns its result with the slowest probe. At least one probe is always in flight
-   * during `hostile`: it starts only once the first probe has answered.
-   * Herald runs in this process: a probe counts for the stall it saw (see stallOf), not for
-   * the time it waited for a core on a loaded machine.
-   */
-  async function whileProbingHealth<T>(hostile: () => Promise<T>) {
-    const latencies: number[] = [];
-    let running = true;
-    let firstAnswer: () => void = () => undefined;
-    const started = new Promise<void>((resolve) => (firstAnswer = resolve));
-    // One probe per check of waitFor, every 20 ms, until the hostile work is over.
-    const prober = waitFor(
-      async () => {
-        const { result: response, ms } = await stallOf(async () => {
-          const answer = await fetch(`${base}/health`);
-          await answer.text();
-          return answer;
-        });
-        latencies.push(ms);
-        expect(response.status).toBe(200);
-        firstAnswer();
-        return !running;
-      },
-      { intervalMs: 20, timeoutMs: 300_000 },
-    );
-    await started;
-    const probesBefore = latencies.length;
-    const result = await hostile();
-    await waitFor(() => latencies.length > probesBefore + 1, { intervalMs: 5 });
-    running = false;
-    await prober;
-    return { result, slowest: Math.max(...latencies), probes: latencies.length };
-  }
+  /** Runs `hostile` while /health is probed back to back (see probeHealthDuring). */
+  const whileProbingHealth = <T>(hostile: () => Promise<T>) => probeHealthDuring(base, hostile);
 
   async function send(method: string, path: string, body: string, headers = {}) {
     const response = await fetch(`${base}${path}`, {
@@ -199,6 +152,7 @@ describe('hostile inputs do not stall the service', () => {
       '</body></html>';
     expect(html.length).toBeLessThan(512 * 1024);
     await send('POST', '/v1/subscribers', JSON.stringify({ email: 'links@stall.test' }));
+    rig.startWorker();
     const created = await send(
       'POST',
       '/v1/campaigns',
@@ -211,13 +165,13 @@ describe('hostile inputs do not stall the service', () => {
         method: 'POST',
         headers: { authorization: auth },
       });
-      await waitFor(() => sink.messages.some((m) => m.to.includes('links@stall.test')), {
+      await waitFor(() => rig.sink.messages.some((m) => m.to.includes('links@stall.test')), {
         timeoutMs: 60_000,
       });
       return sent;
     });
     expect(result.status).toBe(202);
-    const message = sink.messages.find((m) => m.to.includes('links@stall.test'))!;
+    const message = rig.sink.messages.find((m) => m.to.includes('links@stall.test'))!;
     expect(message.body).toContain('https://herald.test/t/click/');
     expect(probes).toBeGreaterThan(2);
     expect(slowest).toBeLessThan(HEALTH_BUDGET_MS);

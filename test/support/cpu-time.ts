@@ -17,19 +17,6 @@ export async function cpuMsOf(work: () => Promise<unknown>): Promise<number> {
   return cpuMsSince(before);
 }
 
-/**
- * How long `probe` (a request to a server running in this process) was held up by this
- * process, in ms: its wall-clock time, but no more than the CPU time the process used
- * meanwhile. An event loop stalled by work is busy throughout; a probe that only waited for a
- * core while other suites load the machine used next to none.
- */
-export async function stallOf<T>(probe: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const started = performance.now();
-  const before = process.cpuUsage();
-  const result = await probe();
-  return { result, ms: Math.min(performance.now() - started, cpuMsSince(before)) };
-}
-
 function cpuMsSince(before: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000;

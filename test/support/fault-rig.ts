@@ -30,6 +30,8 @@ export interface RigOptions {
    * with DATABASE_DIRECT_URL straight to the server, migrations included.
    */
   pgbouncer?: ThrowawayPgBouncer;
+  /** The sink keeps each message's body (for a test that reads it), not its headers alone. */
+  keepBodies?: boolean;
 }
 
 /** Where a rig's Redis is: REDIS_URL (a server or a Sentinel group), or a Cluster's nodes. */
@@ -72,7 +74,7 @@ export class FaultRig {
   ) {}
 
   static async start(options: RigOptions = {}): Promise<FaultRig> {
-    const sink = await SmtpSink.start({ keepBodies: false });
+    const sink = await SmtpSink.start({ keepBodies: options.keepBodies ?? false });
     const env = await TestEnv.create(
       {},
       {
