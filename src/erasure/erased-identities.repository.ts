@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ErasedIdentity } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
+import { ComposedStatement, relation, Relation } from '../platform/database/composed-statement';
 import type { Db, PgClient } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './erasure.sql';
@@ -37,6 +38,24 @@ export class ErasedIdentitiesRepository {
       emailHashes,
     ]);
     return new Set(rows.map((row) => row.email_hash));
+  }
+
+  /**
+   * Adds to `statement` the erased ones among these identities, locked by an earlier
+   * statement of the transaction (see erasedAmongPart).
+   */
+  addErasedAmong(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    emailHashes: string[],
+  ): Relation<'email_hash'> {
+    statement.with(
+      sql.erasedAmongPart({
+        account: statement.param(accountId),
+        hashes: statement.param(emailHashes),
+      }),
+    );
+    return relation('erased_found');
   }
 
   /**

@@ -4,9 +4,12 @@ import { Principal } from '../auth/principal';
 import { KeyedHasher, normalizeEmail } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
 import type { Db, PgClient } from '../platform/database/db';
+import { ComposedStatement, Relation } from '../platform/database/composed-statement';
+import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { EmailErasedError } from './erasure-errors';
 import { ErasedIdentitiesRepository } from './erased-identities.repository';
+import { lockIdentitiesStatement } from './erasure.sql';
 
 /**
  * Named writes (creating or updating a subscriber, a transactional send) go
@@ -18,6 +21,7 @@ import { ErasedIdentitiesRepository } from './erased-identities.repository';
 export class ErasureGuard {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly pool: PgPool,
     private readonly tombstones: ErasedIdentitiesRepository,
     private readonly hasher: KeyedHasher,
     private readonly audit: AuditLog,
@@ -71,6 +75,37 @@ export class ErasureGuard {
       })),
       client,
     );
+  }
+
+  /**
+   * A named write as one composed statement, for a hot path: `write` adds its parts to a
+   * statement that also reads which of these identities are erased (the relation it is given,
+   * which its writes must be conditional on), and runs it on the transaction's connection.
+   * The identities are locked in the round trip of BEGIN, before the statement, so an erasure
+   * cannot interleave and the statement's snapshot sees any that committed first. A refused
+   * write is audited and answered with EmailErasedError, as in runNamedWrite.
+   */
+  async runComposedNamedWrite<T>(
+    caller: Principal,
+    emails: string[],
+    endpoint: string,
+    write: (
+      client: PgClient,
+      statement: ComposedStatement,
+      erased: Relation<'email_hash'>,
+    ) => Promise<{ erased: string | null; result: T }>,
+  ): Promise<T> {
+    const hashes = [...new Set(emails.map((email) => this.emailHash(caller.accountId, email)))];
+    const outcome = await this.pool.transaction(
+      (client) => {
+        const statement = new ComposedStatement();
+        const erased = this.tombstones.addErasedAmong(statement, caller.accountId, hashes);
+        return write(client, statement, erased);
+      },
+      lockIdentitiesStatement(caller.accountId, hashes),
+    );
+    if (outcome.erased !== null) throw await this.refuse(caller, outcome.erased, endpoint);
+    return outcome.result;
   }
 
   async runNamedWrite<T>(

@@ -43,6 +43,30 @@ export const lockIdentitiesOf = (hashes: string) =>
   `SELECT count(pg_advisory_xact_lock(hashtextextended($1::text || ':' || h, 0)))
   FROM (SELECT DISTINCT hash COLLATE "C" AS h FROM (${hashes}) AS source(hash) ORDER BY 1) ordered`;
 
+/**
+ * LOCK_IDENTITIES as a fixed statement, without parameters, to send with BEGIN in one round
+ * trip (PgPool.transaction's `opening`). The values are written into its text, so only those
+ * that cannot carry SQL are taken: an account id is a UUID and a hash is base64url.
+ */
+export function lockIdentitiesStatement(accountId: AccountId, hashes: string[]): string {
+  if (!/^[0-9a-f-]{36}$/i.test(accountId) || hashes.some((h) => !/^[A-Za-z0-9_-]+$/.test(h))) {
+    throw new Error('an identity lock takes a UUID account and base64url hashes');
+  }
+  const keys = [...new Set(hashes)].map((hash) => `'${accountId}:${hash}'`);
+  return `SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))
+  FROM (SELECT k COLLATE "C" AS k FROM unnest(ARRAY[${keys.join(', ')}]::text[]) AS k ORDER BY 1) ordered`;
+}
+
+/**
+ * A part of a composed write: the erased ones among these identities (`erased_found`), read by
+ * a statement after the one that locked them, so its snapshot sees an erasure that committed
+ * while the lock was awaited.
+ */
+export const erasedAmongPart = (p: { account: string; hashes: string }) => `
+  erased_found AS (
+    SELECT email_hash FROM erased_identities
+     WHERE account_id = ${p.account}::uuid AND email_hash = ANY(${p.hashes}::text[]))`;
+
 /** Which of these identities are erased. $1 account, $2 hashes. */
 export const ERASED_AMONG = `SELECT email_hash FROM erased_identities
   WHERE account_id = $1 AND email_hash = ANY($2::text[])`;

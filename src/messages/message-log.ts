@@ -11,6 +11,7 @@ import {
   LoggedRows,
   MessageSource,
   MessagesRepository,
+  MessageRow,
   MessageStatus,
   NewMessageEvent,
 } from './messages.repository';
@@ -62,20 +63,20 @@ export class MessageLog {
   ) {}
 
   async record(db: SqlRunner, accountId: AccountId, message: NewMessage): Promise<void> {
-    await this.repository.insert(db, accountId, {
-      id: message.id,
-      source: message.source,
-      campaignId: message.campaignId ?? null,
-      subscriberId: message.subscriberId ?? null,
-      automationId: message.automationId ?? null,
-      automationRunId: message.automationRunId ?? null,
-      recipient: message.recipient,
-      recipientHash: this.erasureGuard.emailHash(accountId, message.recipient),
-      fromAddress: message.from,
-      subject: message.subject,
-      headerMessageId: message.messageId ?? null,
-      status: message.status ?? 'queued',
-    });
+    await this.repository.insert(db, accountId, this.row(accountId, message));
+  }
+
+  /**
+   * record() as a part of the sender's composed write: the message is written only when the
+   * relation `when` (the sender's own row for it) holds a row, in the same statement.
+   */
+  addRecord(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    message: NewMessage,
+    when: Relation<never>,
+  ): void {
+    this.repository.addInsertPart(statement, accountId, this.row(accountId, message), when);
   }
 
   /**
@@ -150,5 +151,22 @@ export class MessageLog {
   /** Messages created before this are past retention: answered 404, deleted by the sweep. */
   keptAfter(now = Date.now()): Date {
     return new Date(now - this.config.messageRetentionDays * 86_400_000);
+  }
+
+  private row(accountId: AccountId, message: NewMessage): MessageRow {
+    return {
+      id: message.id,
+      source: message.source,
+      campaignId: message.campaignId ?? null,
+      subscriberId: message.subscriberId ?? null,
+      automationId: message.automationId ?? null,
+      automationRunId: message.automationRunId ?? null,
+      recipient: message.recipient,
+      recipientHash: this.erasureGuard.emailHash(accountId, message.recipient),
+      fromAddress: message.from,
+      subject: message.subject,
+      headerMessageId: message.messageId ?? null,
+      status: message.status ?? 'queued',
+    };
   }
 }

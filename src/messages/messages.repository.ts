@@ -155,6 +155,34 @@ export class MessagesRepository {
     ]);
   }
 
+  /** insert() as a part of a composed write, when `when` holds a row (see insertMessagePart). */
+  addInsertPart(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    m: MessageRow,
+    when: Relation<never>,
+  ): void {
+    const p = (value: unknown) => statement.param(value);
+    statement.with(
+      sql.insertMessagePart({
+        account: p(accountId),
+        id: p(m.id),
+        source: p(m.source),
+        campaign: p(m.campaignId),
+        subscriber: p(m.subscriberId),
+        automation: p(m.automationId),
+        automationRun: p(m.automationRunId),
+        recipient: p(m.recipient),
+        recipientHash: p(m.recipientHash),
+        from: p(m.fromAddress),
+        subject: p(m.subject),
+        header: p(m.headerMessageId),
+        status: p(m.status),
+        when: when.name,
+      }),
+    );
+  }
+
   /** appendEvents for one message, as a part of its outcome write (see messageEventsPart). */
   addEventsPart(
     statement: ComposedStatement,

@@ -34,6 +34,36 @@ export const INSERT_MESSAGE = `
   ON CONFLICT (id) DO NOTHING`;
 
 /**
+ * INSERT_MESSAGE as a part of a composed write (`log_recorded`): written only when the relation
+ * `when` holds a row (the sender's own row for the message).
+ */
+export const insertMessagePart = (p: {
+  account: string;
+  id: string;
+  source: string;
+  campaign: string;
+  subscriber: string;
+  automation: string;
+  automationRun: string;
+  recipient: string;
+  recipientHash: string;
+  from: string;
+  subject: string;
+  header: string;
+  status: string;
+  when: string;
+}) => `
+  log_recorded AS (
+    INSERT INTO messages (id, account_id, source, campaign_id, subscriber_id, automation_id,
+                          automation_run_id, recipient, recipient_hash, from_address, subject,
+                          header_message_id, status)
+    SELECT ${p.id}::uuid, ${p.account}::uuid, ${p.source}, ${p.campaign}::uuid,
+           ${p.subscriber}::uuid, ${p.automation}::uuid, ${p.automationRun}::uuid,
+           ${p.recipient}, ${p.recipientHash}, ${p.from}, ${p.subject}, ${p.header}, ${p.status}
+     WHERE EXISTS (SELECT 1 FROM ${p.when})
+    ON CONFLICT (id) DO NOTHING)`;
+
+/**
  * Events appended to messages of the account, found by id or, for a campaign's, by
  * (campaign, subscriber); events of messages not in the log (sent before it, or gone with
  * retention) are dropped. A status-making event moves the message's status forward only

@@ -33,16 +33,15 @@ export class SuppressionList {
    */
   async assertNotSuppressed(accountId: AccountId, email: string, field: string, db?: Db) {
     const entry = await this.find(accountId, email, db);
-    if (!entry) return;
-    throw new ValidationFailedError([
-      {
-        field,
-        code: 'suppressed',
-        message:
-          `This address is on the suppression list (${entry.reason}); ` +
-          'removing it (DELETE /v1/suppressions/{email}) is the way to mail it again.',
-      },
-    ]);
+    if (entry) throw suppressedError(field, entry.reason);
+  }
+
+  /**
+   * assertNotSuppressed as a part of a composed write: the address's entry if it is listed
+   * (its `reason`), which the write must be conditional on; `suppressedError` is the refusal.
+   */
+  addListed(statement: ComposedStatement, accountId: AccountId, email: string): Relation<'reason'> {
+    return this.repository.addListed(statement, accountId, normalizeEmail(email));
   }
 
   suppress(
@@ -68,4 +67,17 @@ export class SuppressionList {
   ): void {
     this.repository.addFrom(statement, accountId, source, most, reason);
   }
+}
+
+/** The 422 of a write that would mail a suppressed address, naming the reason and the way back. */
+export function suppressedError(field: string, reason: string): ValidationFailedError {
+  return new ValidationFailedError([
+    {
+      field,
+      code: 'suppressed',
+      message:
+        `This address is on the suppression list (${reason}); ` +
+        'removing it (DELETE /v1/suppressions/{email}) is the way to mail it again.',
+    },
+  ]);
 }

@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, Suppression } from '../generated/prisma/client';
 import { newId, newIds } from '../platform/crypto/ids';
 import type { AccountId } from '../platform/database/account-id';
-import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
+import {
+  type ComposedStatement,
+  relation,
+  type Relation,
+} from '../platform/database/composed-statement';
 import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import { keysetPage, KeysetListing, PageRequest } from '../platform/pagination/page-request';
@@ -55,6 +59,21 @@ export class SuppressionsRepository implements KeysetListing<Suppression> {
     const entry = await this.find(accountId, emailNormalized, db);
     if (!entry) throw new Error('suppression vanished right after its insert');
     return { entry, created: inserted !== undefined };
+  }
+
+  /** Adds to `statement` the address's entry, if it is listed (see listedPart). */
+  addListed(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    emailNormalized: string,
+  ): Relation<'reason'> {
+    statement.with(
+      sql.listedPart({
+        account: statement.param(accountId),
+        email: statement.param(emailNormalized),
+      }),
+    );
+    return relation('listed_found');
   }
 
   /**

@@ -9,6 +9,12 @@ export const LISTED_AMONG = `
   SELECT email_normalized FROM suppressions
    WHERE account_id = $1::uuid AND email_normalized = ANY($2::text[])`;
 
+/** A part of a composed write: the address's entry, if listed (`listed_found`: its reason). */
+export const listedPart = (p: { account: string; email: string }) => `
+  listed_found AS (
+    SELECT reason FROM suppressions
+     WHERE account_id = ${p.account}::uuid AND email_normalized = ${p.email})`;
+
 /** Lists the address unless it already is; returns the id only when this inserted it. */
 export const add = (
   accountId: AccountId,

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import type { AccountId } from '../platform/database/account-id';
+import {
+  type ComposedStatement,
+  relation,
+  type Relation,
+} from '../platform/database/composed-statement';
 import type { Db } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import { IDEMPOTENCY_CLAIM_LEASE_SECONDS } from './transactional.settings';
@@ -68,6 +73,28 @@ export class IdempotencyKeysRepository {
       sql.completeKey(accountId, key, token, response.status, JSON.stringify(response.body)),
     );
     return count === 1;
+  }
+  /** complete() as a part of a composed write, done only when `after` holds a row. */
+  addCompletion(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    key: string,
+    token: string,
+    response: StoredResponse,
+    after: Relation<never>,
+  ): Relation<'key'> {
+    const p = (value: unknown) => statement.param(value);
+    statement.with(
+      sql.completeKeyPart({
+        account: p(accountId),
+        key: p(key),
+        token: p(token),
+        status: p(response.status),
+        body: p(JSON.stringify(response.body)),
+        after: after.name,
+      }),
+    );
+    return relation('key_completed');
   }
 
   /** Frees a key whose request failed, so the client may retry with it at once. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { KeyedHasher } from '../platform/crypto/keyed-hasher';
 import type { AccountId } from '../platform/database/account-id';
+import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import type { Db } from '../platform/database/db';
 import { ConflictError } from '../platform/errors/api-errors';
 import { payloadFingerprint } from './idempotency-key';
@@ -17,6 +18,24 @@ export interface IdempotentOutcome {
   status: number;
   body: unknown;
   replayed: boolean;
+}
+
+/**
+ * How `work` stores its answer under the key, together with what it created: called inside
+ * its Prisma transaction, or added as a part of its composed statement (`addTo`, then
+ * `confirm` with the rows the part wrote). Without a key there is nothing to store: each does
+ * nothing and `addTo` adds no part.
+ */
+export interface KeyCompletion {
+  (tx: Db, response: AnyResponse): Promise<void>;
+  /** The part, written only when `after` holds a row; the relation of the key it completed. */
+  addTo(
+    statement: ComposedStatement,
+    response: AnyResponse,
+    after: Relation<never>,
+  ): Relation<never> | undefined;
+  /** Throws the conflict unless the part completed the key (another request took it over). */
+  confirm(completedRows: number): void;
 }
 
 /** The same key with another payload, or while its first request is still in progress. */
@@ -57,12 +76,12 @@ export class IdempotentRequests {
     key: string | undefined,
     payload: unknown,
     token: string,
-    work: (complete: (tx: Db, response: AnyResponse) => Promise<void>) => Promise<AnyResponse>,
+    work: (complete: KeyCompletion) => Promise<AnyResponse>,
     conflict: (stillInProgress: boolean) => ConflictError = (stillInProgress) =>
       new IdempotencyConflictError(stillInProgress),
   ): Promise<IdempotentOutcome> {
     if (key === undefined) {
-      const response = await work(() => Promise.resolve());
+      const response = await work(NO_KEY);
       return { ...response, replayed: false };
     }
     const fingerprint = payloadFingerprint(this.hasher, endpoint, payload);
@@ -73,12 +92,30 @@ export class IdempotentRequests {
       return { status: response.status, body: response.body, replayed: true };
     }
     try {
-      const response = await work(async (tx, stored) => {
-        if (!(await this.keys.complete(accountId, key, token, stored as StoredResponse, tx))) {
-          // Our claim lapsed and another request took the key over: it answers for the key.
-          throw conflict(false);
-        }
-      });
+      // Our claim lapsed and another request took the key over: it answers for the key.
+      const lapsed = () => conflict(false);
+      const completion: KeyCompletion = Object.assign(
+        async (tx: Db, stored: AnyResponse) => {
+          if (!(await this.keys.complete(accountId, key, token, stored as StoredResponse, tx))) {
+            throw lapsed();
+          }
+        },
+        {
+          addTo: (statement: ComposedStatement, stored: AnyResponse, after: Relation<never>) =>
+            this.keys.addCompletion(
+              statement,
+              accountId,
+              key,
+              token,
+              stored as StoredResponse,
+              after,
+            ),
+          confirm: (completedRows: number) => {
+            if (completedRows !== 1) throw lapsed();
+          },
+        },
+      );
+      const response = await work(completion);
       return { ...response, replayed: false };
     } catch (error) {
       // A request that failed leaves nothing behind: the client may retry with the same key.
@@ -89,3 +126,8 @@ export class IdempotentRequests {
     }
   }
 }
+
+const NO_KEY: KeyCompletion = Object.assign(() => Promise.resolve(), {
+  addTo: () => undefined,
+  confirm: () => undefined,
+});

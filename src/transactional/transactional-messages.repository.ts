@@ -66,6 +66,35 @@ export class TransactionalMessagesRepository {
     return db.transactionalMessage.create({ data: { ...message, accountId } });
   }
 
+  /**
+   * create() as a part of a composed write: inserted only when none of the relations `unless`
+   * holds a row. The relation names the row created, if any.
+   */
+  addCreated(
+    statement: ComposedStatement,
+    accountId: AccountId,
+    message: Omit<NewMessage, 'mime'>,
+    unless: Relation<never>[],
+  ): Relation<'id'> {
+    const p = (value: unknown) => statement.param(value);
+    statement.with(
+      sql.createMessagePart({
+        id: p(message.id),
+        account: p(accountId),
+        apiKey: p(message.apiKeyId),
+        template: p(message.templateId),
+        recipientHash: p(message.recipientHash),
+        to: p(message.toAddress),
+        from: p(message.fromAddress),
+        subject: p(message.subject),
+        html: p(message.html),
+        text: p(message.text),
+        unless: unless.map(({ name }) => name),
+      }),
+    );
+    return relation('tx_created');
+  }
+
   findById(accountId: AccountId, id: string): Promise<TransactionalMessage | null> {
     return this.prisma.transactionalMessage.findFirst({ where: { accountId, id } });
   }

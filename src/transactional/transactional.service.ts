@@ -1,18 +1,25 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ParsedMail } from 'mailparser';
 import { createHash } from 'node:crypto';
 import { Principal } from '../auth/principal';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { ErasureGuard } from '../erasure/erasure-guard';
 import { isUuid, newId } from '../platform/crypto/ids';
-import type { Db } from '../platform/database/db';
+import type { HeraldConfig } from '../platform/config/config';
+import { CONFIG } from '../platform/config/config.module';
+import { PrismaService } from '../platform/database/prisma.service';
 import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { EmailErasedError } from '../erasure/erasure-errors';
-import { AnyResponse, IdempotentOutcome, IdempotentRequests } from './idempotent-requests';
+import {
+  AnyResponse,
+  IdempotentOutcome,
+  IdempotentRequests,
+  KeyCompletion,
+} from './idempotent-requests';
 import { canonicalJson } from './idempotency-key';
-import { PreparedContent, TransactionalContent } from './transactional-content';
+import { TransactionalContent } from './transactional-content';
 import { TransactionalMessagesRepository } from './transactional-messages.repository';
-import { SuppressionList } from '../suppression/suppression-list';
+import { SuppressionList, suppressedError } from '../suppression/suppression-list';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { TransactionalQueue } from './transactional-queue';
 import { SendTransactionalDto, TransactionalAcceptedResponse } from './transactional.dto';
@@ -68,6 +75,8 @@ export class TransactionalService {
   private readonly logger = new Logger(TransactionalService.name);
 
   constructor(
+    @Inject(CONFIG) private readonly config: HeraldConfig,
+    private readonly prisma: PrismaService,
     private readonly messages: TransactionalMessagesRepository,
     private readonly idempotent: IdempotentRequests,
     private readonly content: TransactionalContent,
@@ -208,31 +217,93 @@ export class TransactionalService {
     return { ids: (outcome.body as { ids: string[] }).ids, replayed: outcome.replayed };
   }
 
+  /**
+   * The message's row, its message log record and the key's answer, written by one composed
+   * statement on a transaction whose BEGIN also locks the recipient's identity: three round
+   * trips. The statement writes only for a recipient neither erased nor suppressed, and says
+   * which of them it found.
+   */
   private async accept(
     caller: Principal,
     body: SendTransactionalDto,
     messageId: string,
-    complete: (tx: Db, response: AnyResponse) => Promise<void>,
+    complete: KeyCompletion,
   ): Promise<AnyResponse> {
     const { accountId } = caller;
     await this.senderDomains.assertCanSendFrom(accountId, body.from);
     const prepared = await this.content.prepare(accountId, body);
+    // Read before the lock: were the subscriber erased meanwhile, the statement refuses.
+    const recipient =
+      prepared.kind === 'template'
+        ? await this.subscribers.findByEmail(accountId, body.to, this.prisma)
+        : null;
+    const rendered = await this.content.render(prepared, body.to, recipient);
     const response = {
       status: ACCEPTED,
       body: { id: messageId, status: 'queued' } satisfies TransactionalAcceptedResponse,
     };
+    let suppressedAs: string | null = null;
     try {
-      await this.erasureGuard.runNamedWrite(caller, [body.to], ENDPOINT, async (tx) => {
-        // A bounced, complaining or unsubscribed address is not mailed: 422 on `to`.
-        await this.suppressions.assertNotSuppressed(accountId, body.to, 'to', tx);
-        await this.store(tx, caller, body, messageId, prepared);
-        await complete(tx, response);
-      });
+      await this.erasureGuard.runComposedNamedWrite(
+        caller,
+        [body.to],
+        ENDPOINT,
+        async (client, statement, erased) => {
+          // A bounced, complaining or unsubscribed address is not mailed: 422 on `to`.
+          const listed = this.suppressions.addListed(statement, accountId, body.to);
+          const created = this.messages.addCreated(
+            statement,
+            accountId,
+            {
+              id: messageId,
+              apiKeyId: caller.apiKeyId ?? null,
+              templateId: prepared.kind === 'template' ? prepared.templateId : null,
+              recipientHash: this.erasureGuard.emailHash(accountId, body.to),
+              toAddress: body.to,
+              fromAddress: body.from,
+              subject: rendered.subject,
+              html: rendered.html,
+              text: rendered.text,
+            },
+            [erased, listed],
+          );
+          // The message log's record: the 202's id is its id.
+          this.messageLog.addRecord(
+            statement,
+            accountId,
+            {
+              id: messageId,
+              source: 'transactional',
+              recipient: body.to,
+              from: body.from,
+              subject: rendered.subject,
+              messageId: messageIdHeader(messageId, body.from),
+              subscriberId: recipient?.id ?? null,
+            },
+            created,
+          );
+          const completed = complete.addTo(statement, response, created);
+          const query = statement.build(
+            `SELECT (SELECT email_hash FROM ${erased.name} LIMIT 1) AS erased,
+                    (SELECT reason FROM ${listed.name}) AS suppressed,
+                    (SELECT count(*)::int FROM ${created.name}) AS created,
+                    ${completed ? `(SELECT count(*)::int FROM ${completed.name})` : '0'} AS completed`,
+            { named: this.config.database.namedStatements },
+          );
+          const { rows } = await client.query<AcceptedRow>(query);
+          const [row] = rows;
+          // Rolled back with the message when the key was taken over meanwhile.
+          if (row.created === 1) complete.confirm(row.completed);
+          suppressedAs = row.erased === null ? row.suppressed : null;
+          return { erased: row.erased, result: undefined };
+        },
+      );
     } catch (error) {
       // Refused and audited by the guard; answered like the other two causes.
       if (error instanceof EmailErasedError) throw new TransactionalConflictError();
       throw error;
     }
+    if (suppressedAs !== null) throw suppressedError('to', suppressedAs);
     // After commit. If this fails, or Redis does not answer in time, the message is still
     // durable and queued: the sweep adds the job later, so the client's 202 holds.
     await withinDeadline(
@@ -246,46 +317,14 @@ export class TransactionalService {
     });
     return response;
   }
+}
 
-  private async store(
-    tx: Db,
-    caller: Principal,
-    body: SendTransactionalDto,
-    messageId: string,
-    prepared: PreparedContent,
-  ): Promise<void> {
-    const { accountId } = caller;
-    const recipient =
-      prepared.kind === 'template'
-        ? await this.subscribers.findByEmail(accountId, body.to, tx)
-        : null;
-    const rendered = await this.content.render(prepared, body.to, recipient);
-    await this.messages.create(
-      accountId,
-      {
-        id: messageId,
-        apiKeyId: caller.apiKeyId ?? null,
-        templateId: prepared.kind === 'template' ? prepared.templateId : null,
-        recipientHash: this.erasureGuard.emailHash(accountId, body.to),
-        toAddress: body.to,
-        fromAddress: body.from,
-        subject: rendered.subject,
-        html: rendered.html,
-        text: rendered.text,
-      },
-      tx,
-    );
-    // The message log's record, in the same transaction: the 202's id is its id.
-    await this.messageLog.record(tx, accountId, {
-      id: messageId,
-      source: 'transactional',
-      recipient: body.to,
-      from: body.from,
-      subject: rendered.subject,
-      messageId: messageIdHeader(messageId, body.from),
-      subscriberId: recipient?.id ?? null,
-    });
-  }
+/** What the accept statement found and wrote. */
+interface AcceptedRow {
+  erased: string | null;
+  suppressed: string | null;
+  created: number;
+  completed: number;
 }
 
 /**

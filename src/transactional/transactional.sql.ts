@@ -54,6 +54,31 @@ export const renewLease = (accountId: AccountId, id: string, epoch: number, leas
   WHERE ${heldByClaim(accountId, id, epoch)}`;
 
 /**
+ * A part of a composed write: the new message's row (`tx_created`), inserted only when none of
+ * the relations `unless` holds a row (an erased or suppressed recipient).
+ */
+export const createMessagePart = (p: {
+  id: string;
+  account: string;
+  apiKey: string;
+  template: string;
+  recipientHash: string;
+  to: string;
+  from: string;
+  subject: string;
+  html: string;
+  text: string;
+  unless: string[];
+}) => `
+  tx_created AS (
+    INSERT INTO transactional_messages (id, account_id, api_key_id, template_id, recipient_hash,
+                                        to_address, from_address, subject, html, text)
+    SELECT ${p.id}::uuid, ${p.account}::uuid, ${p.apiKey}::uuid, ${p.template}::uuid,
+           ${p.recipientHash}, ${p.to}, ${p.from}, ${p.subject}, ${p.html}, ${p.text}
+     WHERE ${p.unless.map((name) => `NOT EXISTS (SELECT 1 FROM ${name})`).join(' AND ') || 'true'}
+    RETURNING id)`;
+
+/**
  * The relay accepted it: sent, if the claim is still this worker's. A claim the sweep requeued
  * (lapsed) but nobody took over yet is still ours: recording it now keeps it from going twice.
  * A part of the outcome write: names `tx_sent`, the row it ended (none when the claim was no
@@ -201,6 +226,26 @@ export const completeKey = (
   SET state = 'completed', response_status = ${status}, response_body = ${body}::jsonb
   WHERE account_id = ${accountId}::uuid AND key = ${key}
     AND message_id = ${token}::uuid AND state = 'processing'`;
+
+/**
+ * completeKey as a part of a composed write (`key_completed`): done only when the relation
+ * `after` (what the request created) holds a row.
+ */
+export const completeKeyPart = (p: {
+  account: string;
+  key: string;
+  token: string;
+  status: string;
+  body: string;
+  after: string;
+}) => `
+  key_completed AS (
+    UPDATE idempotency_keys
+       SET state = 'completed', response_status = ${p.status}::int, response_body = ${p.body}::jsonb
+     WHERE account_id = ${p.account}::uuid AND key = ${p.key}
+       AND message_id = ${p.token}::uuid AND state = 'processing'
+       AND EXISTS (SELECT 1 FROM ${p.after})
+    RETURNING key)`;
 
 export const releaseKey = (accountId: AccountId, key: string, token: string) => Prisma.sql`
   DELETE FROM idempotency_keys

@@ -2,7 +2,9 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import request, { Response } from 'supertest';
+import { ErasureGuard } from '../../src/erasure/erasure-guard';
 import { newId } from '../../src/platform/crypto/ids';
 import { QUEUES } from '../../src/platform/queue/queue.module';
 import { AccountId } from '../../src/platform/database/account-id';
@@ -203,6 +205,76 @@ describe('transactional sends', () => {
     }
     await drained();
     expect(at(to)).toHaveLength(0);
+  });
+
+  /**
+   * Holds the recipient's identity lock on a connection of the test's while `during` runs a
+   * send into it: the send waits for the lock; `whileHeld` then changes the database under
+   * it, and the lock is let go. The send's answer.
+   */
+  async function sendBehindIdentityLock(
+    to: string,
+    key: string,
+    whileHeld: (holder: Client) => Promise<void>,
+  ): Promise<Response> {
+    const hash = api.app.get(ErasureGuard).emailHash(accountId as AccountId, to);
+    const holder = new Client({ connectionString: env.config.database.directUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `${accountId}:${hash}`,
+      ]);
+      const answer = send(message(to), key).then((response) => response);
+      await env.waitForLockWaiter('%BEGIN; SELECT count(pg_advisory_xact_lock%', 'no send waits');
+      await whileHeld(holder);
+      await holder.query('COMMIT');
+      return await answer;
+    } finally {
+      await holder.end();
+    }
+  }
+
+  it('refuses a recipient erased while the send waited for the identity', async () => {
+    const to = recipient('erased-meanwhile');
+    const refused = await sendBehindIdentityLock(to, `late-${newId()}`, async (holder) => {
+      // What an erasure writes under the same lock: the identity's tombstone.
+      const hash = api.app.get(ErasureGuard).emailHash(accountId as AccountId, to);
+      await holder.query(
+        'INSERT INTO erased_identities (account_id, email_hash) VALUES ($1::uuid, $2)',
+        [accountId, hash],
+      );
+    });
+    expect(refused.status).toBe(409);
+    const rows = await env.sql(
+      `SELECT (SELECT count(*) FROM transactional_messages WHERE to_address = $1)::int AS messages,
+              (SELECT count(*) FROM messages WHERE recipient = $1)::int AS logged`,
+      [to],
+    );
+    expect(rows).toEqual([{ messages: 0, logged: 0 }]);
+  });
+
+  it('stores nothing when its key was taken over while the send waited', async () => {
+    const to = recipient('taken-over');
+    const key = `taken-${newId()}`;
+    const answer = await sendBehindIdentityLock(to, key, async (holder) => {
+      // Another request's claim on the key, as after this one's lease ran out.
+      const [claimed] = (
+        await holder.query(
+          `UPDATE idempotency_keys SET message_id = $3::uuid
+            WHERE account_id = $1::uuid AND key = $2 RETURNING key`,
+          [accountId, key, newId()],
+        )
+      ).rows;
+      expect(claimed).toEqual({ key });
+    });
+    expect(answer.status).toBe(409);
+    const rows = await env.sql(
+      `SELECT (SELECT count(*) FROM transactional_messages WHERE to_address = $1)::int AS messages,
+              (SELECT count(*) FROM messages WHERE recipient = $1)::int AS logged`,
+      [to],
+    );
+    expect(rows).toEqual([{ messages: 0, logged: 0 }]);
   });
 
   it('answers 400 for an empty or overlong key, and accepts 255 characters', async () => {
