@@ -22,6 +22,11 @@ export class SuppressionList {
     return this.repository.find(accountId, normalizeEmail(email), db);
   }
 
+  /** Why the address is on the list (its reason), or undefined when it is not. */
+  listedReason(accountId: AccountId, email: string): Promise<string | undefined> {
+    return this.repository.listedReason(accountId, normalizeEmail(email));
+  }
+
   /** Which of these normalised addresses are on the list. */
   suppressedAmong(accountId: AccountId, emailsNormalized: string[]): Promise<Set<string>> {
     return this.repository.listedAmong(accountId, emailsNormalized);

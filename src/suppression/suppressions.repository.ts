@@ -102,6 +102,15 @@ export class SuppressionsRepository implements KeysetListing<Suppression> {
    * through pg (Prisma's runtime cost more than the query, and planned each new list length
    * afresh: the first chunk of a campaign waited for it).
    */
+  /** Why the address is listed, or undefined: on the pool, for the send path. */
+  async listedReason(accountId: AccountId, emailNormalized: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ reason: string }>(sql.LISTED_REASON, [
+      accountId,
+      emailNormalized,
+    ]);
+    return rows[0]?.reason;
+  }
+
   async listedAmong(accountId: AccountId, emailsNormalized: string[]): Promise<Set<string>> {
     if (emailsNormalized.length === 0) return new Set();
     const { rows } = await this.pool.query<{ email_normalized: string }>(sql.LISTED_AMONG, [

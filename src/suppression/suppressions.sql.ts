@@ -9,6 +9,10 @@ export const LISTED_AMONG = `
   SELECT email_normalized FROM suppressions
    WHERE account_id = $1::uuid AND email_normalized = ANY($2::text[])`;
 
+/** Why the account ($1) lists the address ($2, normalised); no row when it does not. */
+export const LISTED_REASON = `
+  SELECT reason FROM suppressions WHERE account_id = $1::uuid AND email_normalized = $2`;
+
 /** A part of a composed write: the address's entry, if listed (`listed_found`: its reason). */
 export const listedPart = (p: { account: string; email: string }) => `
   listed_found AS (

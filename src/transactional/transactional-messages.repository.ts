@@ -1,13 +1,15 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { TransactionalMessage } from '../generated/prisma/client';
 import { AccountId, accountIdOfRow } from '../platform/database/account-id';
-import type { SmtpRetryPolicy } from '../platform/config/config';
+import type { HeraldConfig, SmtpRetryPolicy } from '../platform/config/config';
+import { CONFIG } from '../platform/config/config.module';
 import {
   type ComposedStatement,
   relation,
   type Relation,
 } from '../platform/database/composed-statement';
 import type { Db } from '../platform/database/db';
+import { PgPool } from '../platform/database/pg-pool';
 import { PrismaService } from '../platform/database/prisma.service';
 import * as sql from './transactional.sql';
 
@@ -60,7 +62,16 @@ export interface TransactionalMessageId {
  */
 @Injectable()
 export class TransactionalMessagesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  /** The claim's prepared name, unless a pooler in front cannot keep names (see config). */
+  private readonly claimName: string | undefined;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pool: PgPool,
+    @Inject(CONFIG) config: HeraldConfig,
+  ) {
+    this.claimName = config.database.namedStatements ? 'transactional_claim' : undefined;
+  }
 
   create(accountId: AccountId, message: NewMessage, db: Db): Promise<TransactionalMessage> {
     return db.transactionalMessage.create({ data: { ...message, accountId } });
@@ -110,9 +121,14 @@ export class TransactionalMessagesRepository {
     id: string,
     leaseMs: number,
   ): Promise<ClaimedMessage | undefined> {
-    const rows = await this.prisma.$queryRaw<ClaimedMessage[]>(
-      sql.claimMessage(accountId, id, leaseMs),
-    );
+    // On the pool, not Prisma: once per message on the send path, where Prisma's client cost
+    // more CPU than the statement.
+    const query = sql.claimMessage(accountId, id, leaseMs);
+    const { rows } = await this.pool.query<ClaimedMessage>({
+      name: this.claimName,
+      text: query.text,
+      values: query.values,
+    });
     return rows[0];
   }
 

@@ -104,9 +104,9 @@ export class TransactionalSendProcessor extends QueueProcessor {
     let outgoing: OutgoingMessage;
     try {
       // The address may have bounced, complained or unsubscribed since the send was accepted.
-      const suppressed = await this.suppressions.find(message.accountId, to);
-      if (suppressed) {
-        const reason = suppressedSinceAccepted(suppressed.reason);
+      const listedAs = await this.suppressions.listedReason(message.accountId, to);
+      if (listedAs !== undefined) {
+        const reason = suppressedSinceAccepted(listedAs);
         await this.record(() => this.outcomes.failed(message, reason, undefined, message.attempts));
         return;
       }
