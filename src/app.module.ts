@@ -4,28 +4,29 @@ import { ApiAuthModule } from './auth/auth.module';
 import { RouteGuard } from './auth/route.guard';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
-import { SenderDomainsModule } from './domains/sender-domains.module';
-import { ErasureModule } from './erasure/erasure.module';
+import { SenderDomainsApiModule } from './domains/sender-domains-api.module';
+import { ErasureApiModule } from './erasure/erasure-api.module';
 import { HeraldConfig } from './platform/config/config';
 import { ApiExceptionFilter } from './platform/errors/api-exception.filter';
 import { RequestValidationPipe } from './platform/errors/validation.pipe';
 import { HealthModule } from './health/health.controller';
 import { OptOutModule } from './opt-out/opt-out.module';
 import { ProviderWebhooksModule } from './provider-webhooks/provider-webhooks.module';
-import { SegmentsModule } from './segments/segments.module';
+import { SegmentsApiModule } from './segments/segments-api.module';
 import { ConversionsModule } from './conversions/conversions.module';
 import { StatsModule } from './stats/stats.module';
-import { WebhooksModule } from './webhooks/webhooks.module';
+import { WebhooksApiModule } from './webhooks/webhooks-api.module';
 import { SubmissionModule } from './submission/submission.module';
-import { SubscribersModule } from './subscribers/subscribers.module';
+import { SubscribersApiModule } from './subscribers/subscribers-api.module';
 import { SuppressionModule } from './suppression/suppression.module';
-import { TemplatesModule } from './templates/templates.module';
-import { TransactionalModule } from './transactional/transactional.module';
+import { TemplatesApiModule } from './templates/templates-api.module';
+import { TransactionalApiModule } from './transactional/transactional-api.module';
 import { coreModules, WorkerModule, workerModules } from './worker.module';
-import { ExportsModule } from './exports/exports.module';
-import { ImportsModule } from './imports/imports.module';
-import { AutomationsModule } from './automations/automations.module';
-import { MessagesModule } from './messages/messages.module';
+import { ExportsApiModule } from './exports/exports-api.module';
+import { ImportsApiModule } from './imports/imports-api.module';
+import { AutomationsApiModule } from './automations/automations-api.module';
+import { MessagesApiModule } from './messages/messages-api.module';
+import { AccountsApiModule } from './accounts/accounts-api.module';
 
 export interface AppOptions {
   /** Run the BullMQ processors in this process too. */
@@ -50,25 +51,26 @@ export class AppModule {
         ...(options.workers ? workerModules() : []),
         HealthModule,
         ApiAuthModule,
-        SubscribersModule,
-        ErasureModule,
+        SubscribersApiModule,
+        ErasureApiModule,
         SuppressionModule,
-        SegmentsModule,
-        TemplatesModule,
+        SegmentsApiModule,
+        TemplatesApiModule,
         CampaignsModule,
-        TransactionalModule,
-        SenderDomainsModule,
-        ImportsModule,
-        ExportsModule,
-        MessagesModule,
+        TransactionalApiModule,
+        SenderDomainsApiModule,
+        ImportsApiModule,
+        ExportsApiModule,
+        MessagesApiModule,
         ProviderWebhooksModule,
         StatsModule,
         ConversionsModule,
-        WebhooksModule,
+        WebhooksApiModule,
         OptOutModule,
         DashboardModule,
+        AccountsApiModule,
         SubmissionModule,
-        AutomationsModule,
+        AutomationsApiModule,
       ],
       providers: [
         // Every route: API key + scope on /v1, session + CSRF on /dashboard/api, else @Public().

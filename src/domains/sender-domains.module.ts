@@ -3,7 +3,6 @@ import { DkimKeyVault } from './dkim-keys';
 import { DnsLookup } from './dns-lookup';
 import { DomainRecheck } from './domain-recheck';
 import { DomainVerifier } from './domain-verifier';
-import { SenderDomainsController } from './sender-domains.controller';
 import { SenderDomainsRepository } from './sender-domains.repository';
 import { SenderDomainsService } from './sender-domains.service';
 
@@ -22,13 +21,6 @@ import { SenderDomainsService } from './sender-domains.service';
   exports: [SenderDomainsService],
 })
 export class SenderDomainsCoreModule {}
-
-/** The API: /v1/domains. */
-@Module({
-  imports: [SenderDomainsCoreModule],
-  controllers: [SenderDomainsController],
-})
-export class SenderDomainsModule {}
 
 /** In worker processes: the daily re-check of every domain's records. */
 @Module({

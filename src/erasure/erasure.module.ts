@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
 import { ErasedIdentitiesRepository } from './erased-identities.repository';
-import { ErasureController } from './erasure.controller';
 import { ErasureGuard } from './erasure-guard';
 import { ErasureRegistry } from './erasure-participant';
 import { ErasureService } from './erasure.service';
 
 @Module({
-  controllers: [ErasureController],
   providers: [ErasedIdentitiesRepository, ErasureGuard, ErasureRegistry, ErasureService],
   exports: [ErasureGuard, ErasureRegistry, ErasureService],
 })

@@ -3,7 +3,7 @@ import { CUSTOM_PREFIX, CsvColumn, parseCustomCell } from '../subscribers/subscr
 import { PROFILE_FIELDS } from '../subscribers/subscriber-fields';
 import { StageShape, stageList } from '../subscribers/subscriber-stage';
 import { copyText } from '../platform/database/copy-from';
-import { CUSTOM_FIELDS } from '../subscribers/subscriber.dto';
+import { CUSTOM_FIELDS } from '../subscribers/subscriber-limits';
 
 /**
  * The common CSV row straight to its staged field values, without the body, the DTO instance

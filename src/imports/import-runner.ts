@@ -3,19 +3,18 @@ import type { AuditActor } from '../audit/audit-log';
 import type { AccountId } from '../platform/database/account-id';
 import { PgPool } from '../platform/database/pg-pool';
 import type { ErrorDetail } from '../platform/errors/api-errors';
-import { checkAgainstDto } from '../platform/errors/validation.pipe';
 import { IMPORT_BATCH } from './imports.settings';
 import { FileStore } from '../platform/storage/file-store';
 import { SubscriberBulkWriter, BulkItem } from '../subscribers/subscriber-bulk-writer';
 import { recordToBody } from '../subscribers/subscriber-csv';
 import { stageFields, stageLine, StagedBatch, StageShape } from '../subscribers/subscriber-stage';
-import { CreateSubscriberDto } from '../subscribers/subscriber.dto';
+import type { CreateSubscriberDto } from '../subscribers/subscriber.dto';
 import { newIds } from '../platform/crypto/ids';
 import { CsvItem, csvBatches } from './csv-records';
 import { FastCsvRows } from './fast-csv-row';
 import { CsvRowCounter } from './csv-row-count';
 import { BatchCounts, ImportRowError, ImportRun, ImportsRepository } from './imports.repository';
-import { QuickDtoCheck } from './quick-dto-check';
+import type { SubscriberRowCheck } from './subscriber-row-check';
 
 /** At most this many errors are kept per row: a row wrong everywhere says enough in ten. */
 const ERRORS_PER_ROW = 10;
@@ -51,7 +50,7 @@ class ImportTakenOver extends Error {}
 @Injectable()
 export class ImportRunner {
   private readonly logger = new Logger(ImportRunner.name);
-  private readonly quickCheck = new QuickDtoCheck(CreateSubscriberDto);
+  private rowCheck: Promise<SubscriberRowCheck> | undefined;
   private fast: { job: ImportRun; rows: FastCsvRows } | undefined;
 
   constructor(
@@ -222,13 +221,12 @@ export class ImportRunner {
   private async validate(
     body: Record<string, unknown>,
   ): Promise<{ instance: CreateSubscriberDto } | { details: ErrorDetail[] }> {
-    const quick = this.quickCheck.accept(body);
-    if (quick) return { instance: quick };
-    const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
-      CreateSubscriberDto,
-      body,
+    // Loaded with the first import: the DTO's validators are a worker's largest modules, and
+    // most worker processes only send.
+    this.rowCheck ??= import('./subscriber-row-check').then(
+      ({ SubscriberRowCheck }) => new SubscriberRowCheck(),
     );
-    return details.length > 0 ? { details } : { instance };
+    return (await this.rowCheck).validate(body);
   }
 
   /** The fast row reader of an import's columns, made once per import. */

@@ -1,17 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ErasureModule } from '../erasure/erasure.module';
 import { MessageRetention } from './message-retention';
-import { MessagesController } from './messages.controller';
 import { MessagesCoreModule } from './messages-core.module';
-import { MessagesService } from './messages.service';
-
-/** GET /v1/messages and /v1/messages/{id}. */
-@Module({
-  imports: [MessagesCoreModule, ErasureModule],
-  controllers: [MessagesController],
-  providers: [MessagesService],
-})
-export class MessagesModule {}
 
 /** The retention sweep, in worker processes. */
 @Module({

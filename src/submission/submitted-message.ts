@@ -1,5 +1,5 @@
 import { headerValue, readRawMessage, writeRawMessage } from '../platform/mail/raw-headers';
-import { parseMailbox } from '../platform/validation/mailbox.decorator';
+import { parseMailbox } from '../platform/validation/mailbox';
 import { replies } from './submission-replies';
 
 /**

@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../platform/errors/api-errors';
-import { CUSTOM_FIELDS, STATISTICS } from './subscriber.dto';
+import { CUSTOM_FIELDS, STATISTICS } from './subscriber-limits';
 
 /**
  * Objects merged into what a subscriber has (custom fields of a CSV row, statistics) are

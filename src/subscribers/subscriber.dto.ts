@@ -16,13 +16,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Omittable } from '../platform/validation/omittable.decorator';
+import { CUSTOM_FIELDS, STATISTICS } from './subscriber-limits';
 
 const TEXT = 255;
 const LIST_ITEMS = 100;
 const LIST_ITEM_LENGTH = 100;
-export const CUSTOM_FIELDS = { maxKeys: 100, maxBytes: 16 * 1024 };
-// Not named by the limits of custom fields, but stored and listed the same way.
-export const STATISTICS = { maxKeys: 100, maxBytes: 16 * 1024 };
 
 /** A free-text profile field as the table says: optional, null clears it, at most its length. */
 function ProfileText(name: ProfileFieldName, extra: { example?: string } = {}) {

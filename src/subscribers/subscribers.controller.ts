@@ -6,15 +6,19 @@ import { Caller, Principal } from '../auth/principal';
 import { CalledVia, Surface } from '../auth/surface';
 import { ListQuery } from '../platform/pagination/page-request';
 import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
-import { SubscriberPage, SubscriberResponse } from './subscriber.presenter';
+import { SubscriberPage, SubscriberResponse } from './subscriber-response.dto';
 import { SubscribersService } from './subscribers.service';
 import { BatchResponse, BatchSubscribersDto } from './subscriber-batch.dto';
+import { SubscriberBatches } from './subscriber-batches';
 
 /** One controller for both surfaces: API keys on /v1, signed-in people on /dashboard/api. */
 @ApiTags('subscribers')
 @Controller(['v1/subscribers', 'dashboard/api/subscribers'])
 export class SubscribersController {
-  constructor(private readonly subscribers: SubscribersService) {}
+  constructor(
+    private readonly subscribers: SubscribersService,
+    private readonly batches: SubscriberBatches,
+  ) {}
 
   /**
    * The dashboard searches the list by email (`q`); /v1 lists in order and ignores `q`, so
@@ -52,7 +56,7 @@ export class SubscribersController {
     errors: [422],
   })
   batch(@Caller() caller: Principal, @Body() body: BatchSubscribersDto) {
-    return this.subscribers.batch(caller, body.subscribers);
+    return this.batches.upsert(caller, body.subscribers);
   }
 
   @Get(':id')

@@ -9,14 +9,11 @@ import { SubscriberErasure } from './subscriber-erasure';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
 import { SubscriberStatisticsRepository } from './subscriber-statistics.repository';
 import { SubscriberStatistics } from './subscriber-statistics.service';
-import { SubscribersDashboardController } from './subscribers-dashboard.controller';
-import { SubscribersController } from './subscribers.controller';
 import { SubscribersRepository } from './subscribers.repository';
 import { SubscribersService } from './subscribers.service';
 
 @Module({
   imports: [ErasureModule, StatsCoreModule, SuppressionCoreModule],
-  controllers: [SubscribersController, SubscribersDashboardController],
   providers: [
     SubscribersRepository,
     SubscriberSearchRepository,

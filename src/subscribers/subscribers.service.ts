@@ -11,7 +11,7 @@ import { NotFoundError, ValidationFailedError } from '../platform/errors/api-err
 import { EmailErasedError } from '../erasure/erasure-errors';
 import { ListQuery, Page } from '../platform/pagination/page-request';
 import { Paginator } from '../platform/pagination/paginator';
-import { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
+import type { CreateSubscriberDto, UpdateSubscriberDto } from './subscriber.dto';
 import { presentSubscriber, SubscriberResponse } from './subscriber.presenter';
 import { toColumns } from './subscriber-columns';
 import { SubscriberSearchRepository } from './subscriber-search.repository';
@@ -20,10 +20,6 @@ import { SubscribersRepository } from './subscribers.repository';
 import { WebhookPublisher } from '../webhooks/webhook-publisher';
 import { subscriberEvent } from './subscriber-events';
 import { mergedOverLimit } from './subscriber-merged-limits';
-import { PgPool } from '../platform/database/pg-pool';
-import { checkAgainstDto, MAX_DETAILS } from '../platform/errors/validation.pipe';
-import { BatchResponse, BatchResultDto } from './subscriber-batch.dto';
-import { BulkItem, BulkOutcome, SubscriberBulkWriter } from './subscriber-bulk-writer';
 
 const PATCH_ENDPOINT = 'PATCH /v1/subscribers/{id}';
 
@@ -46,8 +42,6 @@ export class SubscribersService {
     private readonly paginator: Paginator,
     private readonly searches: SubscriberSearchRepository,
     private readonly events: WebhookPublisher,
-    private readonly bulk: SubscriberBulkWriter,
-    private readonly pool: PgPool,
   ) {}
 
   list(caller: Principal, query: ListQuery): Promise<Page<SubscriberResponse>> {
@@ -149,43 +143,6 @@ export class SubscribersService {
     return presentSubscriber(updated);
   }
 
-  /**
-   * Creates or updates (by email, PATCH semantics) up to 1,000 subscribers in one
-   * transaction. Each item is validated with the rules of a single create; an invalid item,
-   * an erased email or a refused reactivation fails that item alone.
-   */
-  async batch(caller: Principal, items: unknown[]): Promise<BatchResponse> {
-    const results: BatchResultDto[] = new Array<BatchResultDto>(items.length);
-    const valid: BulkItem[] = [];
-    for (const [index, item] of items.entries()) {
-      if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-        results[index] = failedItem(index, null, [NOT_AN_OBJECT]);
-        continue;
-      }
-      const { instance, details } = await checkAgainstDto<CreateSubscriberDto>(
-        CreateSubscriberDto,
-        item as Record<string, unknown>,
-      );
-      if (details.length > 0)
-        results[index] = failedItem(index, null, details.slice(0, MAX_DETAILS));
-      else valid.push({ position: index, body: instance });
-    }
-    if (valid.length > 0) {
-      const outcomes = await this.pool.transaction(async (client) => {
-        const written = await this.bulk.write(client, valid, {
-          mode: 'upsert',
-          mergeCustomFields: false,
-          actor: caller,
-          endpoint: 'POST /v1/subscribers/batch',
-          announce: 'changes',
-        });
-        return written;
-      });
-      for (const outcome of outcomes) results[outcome.position] = batchResult(outcome);
-    }
-    return { results };
-  }
-
   /** Erases the identity of this subscriber, found by id (the dashboard's Erase button). */
   async erase(caller: Principal, id: string): Promise<ErasureReceipt> {
     const subscriber = await this.get(caller, id);
@@ -255,39 +212,5 @@ export class SubscribersService {
     tx: Db,
   ): Promise<boolean> {
     return this.subscribers.reactivate(accountId, emailNormalized, fromStatus, tx);
-  }
-}
-
-const NOT_AN_OBJECT = {
-  field: 'body',
-  code: 'invalid_type',
-  message: 'Each item must be a subscriber object.',
-};
-const ERASED = {
-  field: 'email',
-  code: 'erased',
-  message: 'This email address belongs to an erased identity and cannot be written to.',
-};
-
-function failedItem(
-  index: number,
-  id: string | null,
-  errors: BatchResultDto['errors'],
-): BatchResultDto {
-  return { index, status: 'failed', id, errors };
-}
-
-function batchResult(outcome: BulkOutcome): BatchResultDto {
-  const { position: index, id = null } = outcome;
-  switch (outcome.status) {
-    case 'created':
-      return { index, status: 'created', id, errors: null };
-    case 'updated':
-    case 'unchanged':
-      return { index, status: 'updated', id, errors: null };
-    case 'erased':
-      return failedItem(index, null, [ERASED]);
-    case 'failed':
-      return failedItem(index, id, outcome.errors ?? []);
   }
 }

@@ -21,7 +21,6 @@ import { TransactionalQueue } from './transactional-queue';
 import { TransactionalSentMessages } from './transactional-sent-messages';
 import { TransactionalSendProcessor } from './transactional-send.processor';
 import { TransactionalSweeper } from './transactional-sweeper';
-import { TransactionalController } from './transactional.controller';
 import { TransactionalService } from './transactional.service';
 
 /**
@@ -68,7 +67,6 @@ export class TransactionalCoreModule {}
     SuppressionCoreModule,
     SenderDomainsCoreModule,
   ],
-  controllers: [TransactionalController],
   providers: [TransactionalService, TransactionalContent, TransactionalErasureParticipant],
   exports: [TransactionalService],
 })

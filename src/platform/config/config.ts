@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { PG_POOL_SIZE } from '../settings';
-import { parseMailbox } from '../validation/mailbox.decorator';
+import { parseMailbox } from '../validation/mailbox';
 import { ConfigError } from './config-error';
 import { EmbeddedDatabaseConfig, embeddedDatabaseOf } from './embedded-database-config';
 import { DeliverabilityConfig, parseDeliverability } from './deliverability-config';

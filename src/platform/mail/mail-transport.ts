@@ -8,7 +8,7 @@ import type MailMessage from 'nodemailer/lib/mailer/mail-message';
 import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
 import { HeraldMetrics } from '../metrics/herald-metrics';
-import { parseMailbox } from '../validation/mailbox.decorator';
+import { parseMailbox } from '../validation/mailbox';
 import { DkimKey, dkimSigned } from './dkim-signature';
 import { ComposedMime, composeMime, MimeContent } from './mime-composer';
 import { MayFinish, SendSlots } from './send-slots';

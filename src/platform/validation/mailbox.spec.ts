@@ -1,5 +1,5 @@
 import { cpuMs } from '../../../test/support/cpu-time';
-import { MAX_MAILBOX_LENGTH, parseMailbox } from './mailbox.decorator';
+import { MAX_MAILBOX_LENGTH, parseMailbox } from './mailbox';
 
 describe('parseMailbox', () => {
   it.each([
