@@ -7,6 +7,9 @@ import { ErasureGuard } from '../erasure/erasure-guard';
 import { isUuid, newId } from '../platform/crypto/ids';
 import type { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
+import type { AccountId } from '../platform/database/account-id';
+import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
+import type { PgClient } from '../platform/database/db';
 import { PrismaService } from '../platform/database/prisma.service';
 import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { EmailErasedError } from '../erasure/erasure-errors';
@@ -18,7 +21,7 @@ import {
 } from './idempotent-requests';
 import { canonicalJson } from './idempotency-key';
 import { TransactionalContent } from './transactional-content';
-import { TransactionalMessagesRepository } from './transactional-messages.repository';
+import { NewMessage, TransactionalMessagesRepository } from './transactional-messages.repository';
 import { SuppressionList, suppressedError } from '../suppression/suppression-list';
 import { SubscribersService } from '../subscribers/subscribers.service';
 import { TransactionalQueue } from './transactional-queue';
@@ -218,10 +221,8 @@ export class TransactionalService {
   }
 
   /**
-   * The message's row, its message log record and the key's answer, written by one composed
-   * statement on a transaction whose BEGIN also locks the recipient's identity: three round
-   * trips. The statement writes only for a recipient neither erased nor suppressed, and says
-   * which of them it found.
+   * Checks what the request may send (From, content), renders it, and writes it (see
+   * writeAccepted); enqueues its job once that committed.
    */
   private async accept(
     caller: Principal,
@@ -232,7 +233,7 @@ export class TransactionalService {
     const { accountId } = caller;
     await this.senderDomains.assertCanSendFrom(accountId, body.from);
     const prepared = await this.content.prepare(accountId, body);
-    // Read before the lock: were the subscriber erased meanwhile, the statement refuses.
+    // Read before the identity's lock: were the subscriber erased meanwhile, the write refuses.
     const recipient =
       prepared.kind === 'template'
         ? await this.subscribers.findByEmail(accountId, body.to, this.prisma)
@@ -242,68 +243,39 @@ export class TransactionalService {
       status: ACCEPTED,
       body: { id: messageId, status: 'queued' } satisfies TransactionalAcceptedResponse,
     };
-    let suppressedAs: string | null = null;
+    const message: NewMessage = {
+      id: messageId,
+      apiKeyId: caller.apiKeyId ?? null,
+      templateId: prepared.kind === 'template' ? prepared.templateId : null,
+      recipientHash: this.erasureGuard.emailHash(accountId, body.to),
+      toAddress: body.to,
+      fromAddress: body.from,
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text,
+    };
+    let listedAs: string | null;
     try {
-      await this.erasureGuard.runComposedNamedWrite(
+      listedAs = await this.erasureGuard.runComposedNamedWrite(
         caller,
         [body.to],
         ENDPOINT,
-        async (client, statement, erased) => {
-          // A bounced, complaining or unsubscribed address is not mailed: 422 on `to`.
-          const listed = this.suppressions.addListed(statement, accountId, body.to);
-          const created = this.messages.addCreated(
-            statement,
+        (client, statement, erased) =>
+          this.writeAccepted(client, statement, erased, {
             accountId,
-            {
-              id: messageId,
-              apiKeyId: caller.apiKeyId ?? null,
-              templateId: prepared.kind === 'template' ? prepared.templateId : null,
-              recipientHash: this.erasureGuard.emailHash(accountId, body.to),
-              toAddress: body.to,
-              fromAddress: body.from,
-              subject: rendered.subject,
-              html: rendered.html,
-              text: rendered.text,
-            },
-            [erased, listed],
-          );
-          // The message log's record: the 202's id is its id.
-          this.messageLog.addRecord(
-            statement,
-            accountId,
-            {
-              id: messageId,
-              source: 'transactional',
-              recipient: body.to,
-              from: body.from,
-              subject: rendered.subject,
-              messageId: messageIdHeader(messageId, body.from),
-              subscriberId: recipient?.id ?? null,
-            },
-            created,
-          );
-          const completed = complete.addTo(statement, response, created);
-          const query = statement.build(
-            `SELECT (SELECT email_hash FROM ${erased.name} LIMIT 1) AS erased,
-                    (SELECT reason FROM ${listed.name}) AS suppressed,
-                    (SELECT count(*)::int FROM ${created.name}) AS created,
-                    ${completed ? `(SELECT count(*)::int FROM ${completed.name})` : '0'} AS completed`,
-            { named: this.config.database.namedStatements },
-          );
-          const { rows } = await client.query<AcceptedRow>(query);
-          const [row] = rows;
-          // Rolled back with the message when the key was taken over meanwhile.
-          if (row.created === 1) complete.confirm(row.completed);
-          suppressedAs = row.erased === null ? row.suppressed : null;
-          return { erased: row.erased, result: undefined };
-        },
+            message,
+            subscriberId: recipient?.id ?? null,
+            response,
+            complete,
+          }),
       );
     } catch (error) {
       // Refused and audited by the guard; answered like the other two causes.
       if (error instanceof EmailErasedError) throw new TransactionalConflictError();
       throw error;
     }
-    if (suppressedAs !== null) throw suppressedError('to', suppressedAs);
+    // A bounced, complaining or unsubscribed address is not mailed: 422 on `to`.
+    if (listedAs !== null) throw suppressedError('to', listedAs);
     // After commit. If this fails, or Redis does not answer in time, the message is still
     // durable and queued: the sweep adds the job later, so the client's 202 holds.
     await withinDeadline(
@@ -317,12 +289,62 @@ export class TransactionalService {
     });
     return response;
   }
+
+  /**
+   * The message's row, its message log record and the key's answer, in one composed statement
+   * on the erasure guard's transaction (whose BEGIN locked the recipient's identity): three
+   * round trips in all. Nothing is written for a recipient erased (`erased`) or suppressed;
+   * answers who was erased, and why the address is listed, if it is.
+   */
+  private async writeAccepted(
+    client: PgClient,
+    statement: ComposedStatement,
+    erased: Relation<'email_hash'>,
+    accepted: {
+      accountId: AccountId;
+      message: NewMessage;
+      subscriberId: string | null;
+      response: AnyResponse;
+      complete: KeyCompletion;
+    },
+  ): Promise<{ erased: string | null; result: string | null }> {
+    const { accountId, message, complete } = accepted;
+    const listed = this.suppressions.addListed(statement, accountId, message.toAddress);
+    const created = this.messages.addCreated(statement, accountId, message, [erased, listed]);
+    // The message log's record: the 202's id is its id.
+    this.messageLog.addRecord(
+      statement,
+      accountId,
+      {
+        id: message.id,
+        source: 'transactional',
+        recipient: message.toAddress,
+        from: message.fromAddress,
+        subject: message.subject,
+        messageId: messageIdHeader(message.id, message.fromAddress),
+        subscriberId: accepted.subscriberId,
+      },
+      created,
+    );
+    const completed = complete.addTo(statement, accepted.response, created);
+    const query = statement.build(
+      `SELECT (SELECT email_hash FROM ${erased.name} LIMIT 1) AS erased,
+              (SELECT reason FROM ${listed.name}) AS listed_as,
+              (SELECT count(*)::int FROM ${created.name}) AS created,
+              ${completed ? `(SELECT count(*)::int FROM ${completed.name})` : '0'} AS completed`,
+      { named: this.config.database.namedStatements },
+    );
+    const [row] = (await client.query<AcceptedRow>(query)).rows;
+    // Thrown inside the transaction: the message is rolled back when the key was taken over.
+    if (row.created === 1) complete.confirm(row.completed);
+    return { erased: row.erased, result: row.erased === null ? row.listed_as : null };
+  }
 }
 
 /** What the accept statement found and wrote. */
 interface AcceptedRow {
   erased: string | null;
-  suppressed: string | null;
+  listed_as: string | null;
   created: number;
   completed: number;
 }
