@@ -73,7 +73,11 @@ export class SubscribersRepository implements KeysetListing<Subscriber> {
   }
 
   /** The subscriber with this normalised email, if any. */
-  findByEmail(accountId: AccountId, emailNormalized: string, db: Db): Promise<Subscriber | null> {
+  findByEmail(
+    accountId: AccountId,
+    emailNormalized: string,
+    db: Db = this.prisma,
+  ): Promise<Subscriber | null> {
     return db.subscriber.findUnique({
       where: { accountId_emailNormalized: { accountId, emailNormalized } },
     });

@@ -195,7 +195,8 @@ export class SubscribersService {
   }
 
   /** The subscriber an address belongs to, inside the caller's transaction. */
-  findByEmail(accountId: AccountId, email: string, tx: Db): Promise<Subscriber | null> {
+  /** The account's subscriber with this email, in `tx` when given. */
+  findByEmail(accountId: AccountId, email: string, tx?: Db): Promise<Subscriber | null> {
     return this.subscribers.findByEmail(accountId, normalizeEmail(email), tx);
   }
 

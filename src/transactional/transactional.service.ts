@@ -10,7 +10,6 @@ import { CONFIG } from '../platform/config/config.module';
 import type { AccountId } from '../platform/database/account-id';
 import type { ComposedStatement, Relation } from '../platform/database/composed-statement';
 import type { PgClient } from '../platform/database/db';
-import { PrismaService } from '../platform/database/prisma.service';
 import { ConflictError, NotFoundError } from '../platform/errors/api-errors';
 import { EmailErasedError } from '../erasure/erasure-errors';
 import {
@@ -79,7 +78,6 @@ export class TransactionalService {
 
   constructor(
     @Inject(CONFIG) private readonly config: HeraldConfig,
-    private readonly prisma: PrismaService,
     private readonly messages: TransactionalMessagesRepository,
     private readonly idempotent: IdempotentRequests,
     private readonly content: TransactionalContent,
@@ -235,9 +233,7 @@ export class TransactionalService {
     const prepared = await this.content.prepare(accountId, body);
     // Read before the identity's lock: were the subscriber erased meanwhile, the write refuses.
     const recipient =
-      prepared.kind === 'template'
-        ? await this.subscribers.findByEmail(accountId, body.to, this.prisma)
-        : null;
+      prepared.kind === 'template' ? await this.subscribers.findByEmail(accountId, body.to) : null;
     const rendered = await this.content.render(prepared, body.to, recipient);
     const response = {
       status: ACCEPTED,

@@ -77,7 +77,7 @@ export class AutomationEventsService {
       throw invalid('subscriber_id', 'conflict', 'Give either email or subscriber_id, not both.');
     }
     if (body.email !== undefined) {
-      const row = await this.subscribers.findByEmail(caller.accountId, body.email, this.prisma);
+      const row = await this.subscribers.findByEmail(caller.accountId, body.email);
       if (!row) throw invalid('email', 'not_found', 'No subscriber has this email.');
       return row.id;
     }
