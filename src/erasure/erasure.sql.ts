@@ -27,21 +27,23 @@ export const subscriberIdsErasedSince = (
      AND e.erased_at >= ${since}`;
 
 /**
- * lockIdentity for many identities at once (a batch of bulk writes), one round trip. Locks
- * are taken in a fixed order ("C" collation: the order of JavaScript's sort, which `lock`
- * uses), so two writers over overlapping identities cannot deadlock. $1 account, $2 hashes.
+ * lockIdentity for each hash that `hashes` (a query of one text column) gives, in one
+ * statement. Locks are taken in a fixed order ("C" collation: the order of JavaScript's sort,
+ * which `lock` uses), so two writers over overlapping identities cannot deadlock.
  */
-export const LOCK_IDENTITIES = `SELECT count(pg_advisory_xact_lock(hashtextextended($1::text || ':' || h, 0)))
-  FROM (SELECT DISTINCT h COLLATE "C" AS h FROM unnest($2::text[]) AS h ORDER BY 1) ordered`;
+const lockEach = (account: string, hashes: string) =>
+  `SELECT count(pg_advisory_xact_lock(hashtextextended(${account} || ':' || h, 0)))
+  FROM (SELECT DISTINCT hash COLLATE "C" AS h FROM (${hashes}) AS source(hash) ORDER BY 1) ordered`;
+
+/** The identities' locks for a batch of bulk writes, one round trip. $1 account, $2 hashes. */
+export const LOCK_IDENTITIES = lockEach('$1::text', 'SELECT unnest($2::text[])');
 
 /**
  * LOCK_IDENTITIES for the hashes a query of the caller's gives, where the batch already is in
  * the database (a staged import batch): the same locks, in the same order, without sending the
  * hashes twice. `hashes` is a fixed statement of one text column, never input. $1 account.
  */
-export const lockIdentitiesOf = (hashes: string) =>
-  `SELECT count(pg_advisory_xact_lock(hashtextextended($1::text || ':' || h, 0)))
-  FROM (SELECT DISTINCT hash COLLATE "C" AS h FROM (${hashes}) AS source(hash) ORDER BY 1) ordered`;
+export const lockIdentitiesOf = (hashes: string) => lockEach('$1::text', hashes);
 
 /**
  * LOCK_IDENTITIES as a fixed statement, without parameters, to send with BEGIN in one round
@@ -52,9 +54,8 @@ export function lockIdentitiesStatement(accountId: AccountId, hashes: string[]):
   if (!/^[0-9a-f-]{36}$/i.test(accountId) || hashes.some((h) => !/^[A-Za-z0-9_-]+$/.test(h))) {
     throw new Error('an identity lock takes a UUID account and base64url hashes');
   }
-  const keys = [...new Set(hashes)].map((hash) => `'${accountId}:${hash}'`);
-  return `SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))
-  FROM (SELECT k COLLATE "C" AS k FROM unnest(ARRAY[${keys.join(', ')}]::text[]) AS k ORDER BY 1) ordered`;
+  const literals = hashes.map((hash) => `'${hash}'`).join(', ');
+  return lockEach(`'${accountId}'`, `SELECT unnest(ARRAY[${literals}]::text[])`);
 }
 
 /**
