@@ -208,14 +208,14 @@ describe('transactional sends', () => {
   });
 
   /**
-   * Holds the recipient's identity lock on a connection of the test's while `during` runs a
-   * send into it: the send waits for the lock; `whileHeld` then changes the database under
-   * it, and the lock is let go. The send's answer.
+   * Holds the recipient's identity lock on a connection of the test's while a send runs into
+   * it: the send waits for the lock; `whileHeld` (given the holder and the identity's hash)
+   * then changes the database under it, and the lock is let go. The send's answer.
    */
   async function sendBehindIdentityLock(
     to: string,
     key: string,
-    whileHeld: (holder: Client) => Promise<void>,
+    whileHeld: (holder: Client, hash: string) => Promise<void>,
   ): Promise<Response> {
     const hash = api.app.get(ErasureGuard).emailHash(accountId as AccountId, to);
     const holder = new Client({ connectionString: env.config.database.directUrl });
@@ -227,7 +227,7 @@ describe('transactional sends', () => {
       ]);
       const answer = send(message(to), key).then((response) => response);
       await env.waitForLockWaiter('%BEGIN; SELECT count(pg_advisory_xact_lock%', 'no send waits');
-      await whileHeld(holder);
+      await whileHeld(holder, hash);
       await holder.query('COMMIT');
       return await answer;
     } finally {
@@ -235,23 +235,27 @@ describe('transactional sends', () => {
     }
   }
 
+  /** How many message rows and message log rows the recipient has. */
+  async function storedFor(to: string) {
+    const [row] = await env.sql<{ messages: number; logged: number }>(
+      `SELECT (SELECT count(*) FROM transactional_messages WHERE to_address = $1)::int AS messages,
+              (SELECT count(*) FROM messages WHERE recipient = $1)::int AS logged`,
+      [to],
+    );
+    return row;
+  }
+
   it('refuses a recipient erased while the send waited for the identity', async () => {
     const to = recipient('erased-meanwhile');
-    const refused = await sendBehindIdentityLock(to, `late-${newId()}`, async (holder) => {
+    const refused = await sendBehindIdentityLock(to, `late-${newId()}`, async (holder, hash) => {
       // What an erasure writes under the same lock: the identity's tombstone.
-      const hash = api.app.get(ErasureGuard).emailHash(accountId as AccountId, to);
       await holder.query(
         'INSERT INTO erased_identities (account_id, email_hash) VALUES ($1::uuid, $2)',
         [accountId, hash],
       );
     });
     expect(refused.status).toBe(409);
-    const rows = await env.sql(
-      `SELECT (SELECT count(*) FROM transactional_messages WHERE to_address = $1)::int AS messages,
-              (SELECT count(*) FROM messages WHERE recipient = $1)::int AS logged`,
-      [to],
-    );
-    expect(rows).toEqual([{ messages: 0, logged: 0 }]);
+    expect(await storedFor(to)).toEqual({ messages: 0, logged: 0 });
   });
 
   it('stores nothing when its key was taken over while the send waited', async () => {
@@ -269,12 +273,7 @@ describe('transactional sends', () => {
       expect(claimed).toEqual({ key });
     });
     expect(answer.status).toBe(409);
-    const rows = await env.sql(
-      `SELECT (SELECT count(*) FROM transactional_messages WHERE to_address = $1)::int AS messages,
-              (SELECT count(*) FROM messages WHERE recipient = $1)::int AS logged`,
-      [to],
-    );
-    expect(rows).toEqual([{ messages: 0, logged: 0 }]);
+    expect(await storedFor(to)).toEqual({ messages: 0, logged: 0 });
   });
 
   it('answers 400 for an empty or overlong key, and accepts 255 characters', async () => {
