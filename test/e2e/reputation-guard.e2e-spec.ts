@@ -167,14 +167,18 @@ describe('reputation guard', () => {
     const domain = 'complainers.test';
     let tenant: Tenant;
     let id: string;
+    let mailFromsBefore: number;
+    let acceptedBefore: number;
 
     beforeAll(async () => {
       tenant = await tenantWithHooks('Complaints');
       await api.make.subscribers(tenant.accountId, 300, { domain });
       sink.verdict = () => undefined;
+      mailFromsBefore = sink.mailFroms;
+      acceptedBefore = sink.messages.length;
       // The relay stops taking mail past this many, so the send is still going when the
       // complaints come back.
-      sink.holdAfter = sink.messages.length + 150;
+      sink.holdAfter = acceptedBefore + 150;
       id = await startCampaign(tenant, 'Complained about');
     }, 60_000);
     afterAll(() => {
@@ -183,12 +187,17 @@ describe('reputation guard', () => {
     });
 
     it('pauses itself with complaint_rate once complaints pass the limit', async () => {
-      // Held: every accepted message recorded, the next ones hanging at the relay.
+      // Held: every transaction begun either accepted or hanging at MAIL FROM (transactions
+      // that began before the limit was reached finish past it), and every accepted message
+      // recorded. Nothing is in flight, so nothing more is accepted until the hold ends.
       const delivered = await waitFor(
         async () => {
+          const begun = sink.mailFroms - mailFromsBefore;
+          const settledAtRelay = begun === sink.messages.length - acceptedBefore + sink.held;
+          if (sink.held === 0 || !settledAtRelay) return undefined;
           const accepted = sink.messages.filter((m) => m.to[0].endsWith(`@${domain}`)).length;
           const stats = await statsOf(tenant, id);
-          return sink.held > 0 && stats.delivered === accepted ? accepted : undefined;
+          return stats.delivered === accepted ? accepted : undefined;
         },
         { timeoutMs: 60_000 },
       );
