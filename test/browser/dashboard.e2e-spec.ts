@@ -16,6 +16,12 @@ if (!hasChromium) {
       'Install it with: apt-get update && apt-get install -y chromium',
   );
 }
+
+/** The part of the page's globals the animation wait reads (the tests compile without DOM types). */
+interface AnimatedPage {
+  document: { getAnimations(): unknown[] };
+}
+
 const describeWithChromium = hasChromium ? describe : describe.skip;
 // A real browser on a busy two-core machine: generous, so slowness is not mistaken for failure.
 jest.setTimeout(180_000);
@@ -264,7 +270,12 @@ describeWithChromium('dashboard in Chromium', () => {
     }
     await page.getByTestId('feedback-rates').getByText('0% bounced (hard)').waitFor();
     // The bar's last stretch is animated (a CSS transition): shoot once it has come to rest.
-    await page.waitForFunction('document.getAnimations().length === 0');
+    // A function, not a string: Playwright polls a string predicate through eval, which the
+    // dashboard's Content-Security-Policy (script-src 'self') refuses whenever the first
+    // check finds an animation still running.
+    await page.waitForFunction(
+      () => (globalThis as unknown as AnimatedPage).document.getAnimations().length === 0,
+    );
     await screenshot(page, '15-campaign-sent');
 
     await nav('Campaigns');
