@@ -3,7 +3,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { AccountId } from '../platform/database/account-id';
 import { QUEUES } from '../platform/queue/queue.module';
-import { reportRedisError } from '../platform/redis/redis-outage-log';
+import { reportStoreError } from '../platform/logging/store-outage-log';
 import { BULK_JOB_ATTEMPTS, BULK_JOB_BACKOFF_MS } from '../platform/settings';
 
 /** Ids only: the file stays in PostgreSQL. */
@@ -19,7 +19,7 @@ export interface ExportJob {
 @Injectable()
 export class ExportQueue {
   constructor(@InjectQueue(QUEUES.subscriberExport) private readonly queue: Queue<ExportJob>) {
-    queue.on('error', (error) => reportRedisError('the export queue', error));
+    queue.on('error', (error) => reportStoreError('the export queue', error));
   }
 
   async enqueue(accountId: AccountId, exportId: string): Promise<void> {

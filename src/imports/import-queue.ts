@@ -3,7 +3,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { AccountId } from '../platform/database/account-id';
 import { QUEUES } from '../platform/queue/queue.module';
-import { reportRedisError } from '../platform/redis/redis-outage-log';
+import { reportStoreError } from '../platform/logging/store-outage-log';
 import { BULK_JOB_ATTEMPTS, BULK_JOB_BACKOFF_MS } from '../platform/settings';
 
 /** Ids only: the file and the rows stay in PostgreSQL. */
@@ -19,7 +19,7 @@ export interface ImportJob {
 @Injectable()
 export class ImportQueue {
   constructor(@InjectQueue(QUEUES.subscriberImport) private readonly queue: Queue<ImportJob>) {
-    queue.on('error', (error) => reportRedisError('the import queue', error));
+    queue.on('error', (error) => reportStoreError('the import queue', error));
   }
 
   async enqueue(accountId: AccountId, importId: string): Promise<void> {

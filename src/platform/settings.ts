@@ -68,8 +68,11 @@ export const ENQUEUE_DEADLINE_MS = 1_000;
 
 // --- Redis -----------------------------------------------------------------------------------
 
-/** While Redis is unreachable, a process says so in its log at most this often. */
-export const REDIS_DOWN_LOG_EVERY_MS = 30_000;
+/**
+ * While the shared store (Redis, or PostgreSQL for the queues on the PostgreSQL store) is
+ * unreachable, a process says so in its log at most this often.
+ */
+export const STORE_DOWN_LOG_EVERY_MS = 30_000;
 
 /**
  * The longest pause between attempts to reach Redis again (every client, whatever its role):

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
 import { QUEUES } from '../platform/queue/queue.module';
-import { reportRedisError } from '../platform/redis/redis-outage-log';
+import { reportStoreError } from '../platform/logging/store-outage-log';
 import { TRANSACTIONAL_ATTEMPTS, TRANSACTIONAL_BACKOFF_MS } from './transactional.settings';
 import type { TransactionalMessageId } from './transactional-messages.repository';
 
@@ -32,7 +32,7 @@ export const SEND_JOB_OPTIONS: JobsOptions = {
 @Injectable()
 export class TransactionalQueue {
   constructor(@InjectQueue(QUEUES.transactional) private readonly queue: Queue<TransactionalJob>) {
-    queue.on('error', (error) => reportRedisError('the transactional queue', error));
+    queue.on('error', (error) => reportStoreError('the transactional queue', error));
   }
 
   async enqueue(messages: TransactionalMessageId[]): Promise<void> {

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { HeraldConfig } from '../platform/config/config';
 import { QUEUES } from '../platform/queue/queue.module';
-import { reportRedisError } from '../platform/redis/redis-outage-log';
+import { reportStoreError } from '../platform/logging/store-outage-log';
 import { CONFIG } from '../platform/config/config.module';
 import {
   WEBHOOK_BATCHES_PER_CLAIM,
@@ -119,7 +119,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   ) {
     // Its connection's errors (Redis away) go to the outage log like every other queue's.
     campaignDeliveries.on('error', (error) =>
-      reportRedisError('the webhooks’ delivery queue', error),
+      reportStoreError('the webhooks’ delivery queue', error),
     );
     this.secrets = new WebhookSecretBox(config.secret);
     this.results = new OutcomeBuffer((batch) => this.write(batch), {

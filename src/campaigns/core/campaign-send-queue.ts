@@ -3,7 +3,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
 import type { AccountId } from '../../platform/database/account-id';
 import { QUEUES } from '../../platform/queue/queue.module';
-import { reportRedisError } from '../../platform/redis/redis-outage-log';
+import { reportStoreError } from '../../platform/logging/store-outage-log';
 import {
   DELIVERY_ATTEMPTS,
   DELIVERY_BACKOFF_MS,
@@ -53,8 +53,8 @@ export class CampaignSendQueue {
     @InjectQueue(QUEUES.campaignFanout) private readonly fanout: Queue<FanoutJob>,
     @InjectQueue(QUEUES.campaignDelivery) private readonly delivery: Queue<DeliveryJob>,
   ) {
-    fanout.on('error', (error) => reportRedisError('the campaign fan-out queue', error));
-    delivery.on('error', (error) => reportRedisError('the campaign delivery queue', error));
+    fanout.on('error', (error) => reportStoreError('the campaign fan-out queue', error));
+    delivery.on('error', (error) => reportStoreError('the campaign delivery queue', error));
   }
 
   async enqueueFanout(accountId: AccountId, campaignId: string): Promise<void> {

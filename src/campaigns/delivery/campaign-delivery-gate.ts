@@ -4,7 +4,7 @@ import { Campaign } from '../../generated/prisma/client';
 import { HeraldConfig } from '../../platform/config/config';
 import { CONFIG } from '../../platform/config/config.module';
 import type { AccountId } from '../../platform/database/account-id';
-import { reportRedisError } from '../../platform/redis/redis-outage-log';
+import { reportStoreError } from '../../platform/logging/store-outage-log';
 import { SEND_RATE_RETRY_MS, SEND_STATUS_CHECK_MS } from '../core/campaigns.settings';
 import { CampaignsRepository } from '../core/campaigns.repository';
 import { CampaignHalts } from '../core/campaign-halts';
@@ -47,7 +47,12 @@ export class CampaignDeliveryGates {
 }
 
 class ThrottledGate implements DeliveryGate {
-  private checkedAt = Date.now();
+  /**
+   * Never, so the first claim reads the status. The job read it before this run registered
+   * with CampaignHalts; a pause between the two would halt nothing, and without this read the
+   * run would claim and send for up to SEND_STATUS_CHECK_MS of a paused campaign.
+   */
+  private checkedAt = 0;
   private readonly throttled: boolean;
 
   constructor(
@@ -74,8 +79,8 @@ class ThrottledGate implements DeliveryGate {
       const grant = await this.limiter
         .take(this.accountId, this.campaignId, this.rates, wanted)
         .catch((error: unknown) => {
-          // Without Redis the pace cannot be kept: wait for it rather than send unthrottled.
-          reportRedisError('the campaign send throttle', error);
+          // Without its store the pace cannot be kept: wait for it rather than send unthrottled.
+          reportStoreError('the campaign send throttle', error);
           return { granted: 0, retryInMs: SEND_RATE_RETRY_MS };
         });
       if (grant.granted > 0) return grant.granted;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Job, Processor, Worker, WorkerOptions } from 'bullmq';
 import { workerConnection } from '../redis/redis-clients';
 import { REDIS_RECONNECT_MAX_MS } from '../settings';
+import { doublingDelay } from '../timing/doubling-delay';
 
 /** The pause after a failed fetch of the next job; it doubles with each failure in a row. */
 export const FETCH_RETRY_FIRST_MS = 100;
@@ -45,7 +46,7 @@ export class HeraldWorker extends Worker {
   }
 
   private async pauseAfterFailedFetch(): Promise<void> {
-    const ms = Math.min(FETCH_RETRY_FIRST_MS * 2 ** (this.failedFetches - 1), FETCH_RETRY_MAX_MS);
+    const ms = doublingDelay(this.failedFetches, FETCH_RETRY_FIRST_MS, FETCH_RETRY_MAX_MS);
     // Closing ends the pause: shutdown never waits for it.
     await sleep(ms, undefined, { signal: this.stopPausing.signal }).catch(() => undefined);
   }

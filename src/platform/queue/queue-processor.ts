@@ -1,7 +1,8 @@
 import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { reportRedisError } from '../redis/redis-outage-log';
+import { reportStoreError } from '../logging/store-outage-log';
+import { stopWaitingForQueueStore } from '../store/queue-pool';
 import { CAMPAIGN_JOB_LOCK_MS, CAMPAIGN_MAX_STALLED, CAMPAIGN_STALLED_CHECK_MS } from '../settings';
 
 /** How long shutdown waits to learn whether Redis answers before forcing the worker closed. */
@@ -20,9 +21,9 @@ export async function closeQueueWorkers(): Promise<void> {
 }
 
 /**
- * What every BullMQ processor of Herald shares: its worker's Redis errors go to the outage
- * log (one line per interval while Redis is away, not a trace per reconnect), and its close
- * never hangs on a Redis that is gone.
+ * What every BullMQ processor of Herald shares: its worker's store errors (Redis, or PostgreSQL
+ * on the PostgreSQL store) go to the outage log (one line per interval while the store is
+ * away, not a trace per reconnect), and its close never hangs on a Redis that is gone.
  */
 export abstract class QueueProcessor extends WorkerHost implements OnModuleDestroy {
   protected readonly logger = new Logger(this.constructor.name);
@@ -33,10 +34,10 @@ export abstract class QueueProcessor extends WorkerHost implements OnModuleDestr
     processors.add(this);
   }
 
-  /** The worker's own errors (its Redis connections): reported once per interval. */
+  /** The worker's own errors (its store connections): reported once per interval. */
   @OnWorkerEvent('error')
   onError(error: Error): void {
-    reportRedisError(this.workerName, error);
+    reportStoreError(this.workerName, error);
   }
 
   /**
@@ -52,6 +53,8 @@ export abstract class QueueProcessor extends WorkerHost implements OnModuleDestr
 
   /** See onModuleDestroy; safe to call again (BullMQ's close is). */
   async closeWorker(): Promise<void> {
+    // Queues on PostgreSQL that still wait for it to answer would hold the close up as well.
+    stopWaitingForQueueStore();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), REDIS_PROBE_MS);

@@ -6,6 +6,7 @@ import {
 import { Callback, Cluster, ClusterOptions, Redis, RedisOptions, Result } from 'ioredis';
 import { RedisTarget } from '../config/redis-config';
 import { REDIS_RECONNECT_MAX_MS } from '../settings';
+import { doublingDelay } from '../timing/doubling-delay';
 
 /** A client of Herald's Redis, whatever its kind: one server or Sentinel (Redis), or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -222,5 +223,5 @@ function connectionOptions(role: RedisRole, options: RedisClientOptions): Legacy
 
 /** Reconnect attempts: soon at first, then every REDIS_RECONNECT_MAX_MS, never giving up. */
 function reconnectDelay(attempt: number): number {
-  return Math.min(100 * 2 ** Math.min(attempt, 10), REDIS_RECONNECT_MAX_MS);
+  return doublingDelay(attempt, 200, REDIS_RECONNECT_MAX_MS);
 }

@@ -5,7 +5,7 @@ import { HeraldConfig } from '../config/config';
 import { CONFIG } from '../config/config.module';
 import { REDIS_READY_WAIT_MS } from '../settings';
 import { commandKeyPrefix, createRedisClient, RedisClient } from './redis-clients';
-import { reportRedisError } from './redis-outage-log';
+import { reportStoreError } from '../logging/store-outage-log';
 
 /**
  * The shared Redis client for everything but BullMQ (which makes its own): rate limits, locks
@@ -58,7 +58,7 @@ export function openSharedRedis(config: HeraldConfig): RedisService {
   const client = createRedisClient(config.redis, 'commands', {
     keyPrefix: commandKeyPrefix(config.queuePrefix),
   });
-  client.on('error', (error: Error) => reportRedisError('the shared client', error));
+  client.on('error', (error: Error) => reportStoreError('the shared client', error));
   return client;
 }
 

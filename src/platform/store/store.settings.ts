@@ -5,11 +5,20 @@ export const STORE_SWEEP_EVERY_MS = 60_000;
 export const STORE_SWEEP_BATCH = 5_000;
 
 /**
- * Connections in the pool of each BullMQ queue and worker on the PostgreSQL backend (every
- * Queue and Worker owns one, plus a LISTEN connection per worker): a few each, so that a
- * process with every queue stays well inside PostgreSQL's max_connections.
+ * Connections for queries in the one pool that all of a process's BullMQ queues and workers
+ * share on the PostgreSQL store (queue-pool.ts). The pool holds one more for each worker's
+ * LISTEN. Queue statements are short: five keep a process's queues from waiting on each other,
+ * and an API with two worker processes far inside PostgreSQL's max_connections.
  */
-export const QUEUE_POOL_SIZE = 3;
+export const QUEUE_QUERY_CONNECTIONS = 5;
 
-/** The schema BullMQ's PostgreSQL backend keeps its queues in (created by BullMQ itself). */
+/**
+ * Queues on the PostgreSQL store wait, from their first use, until BullMQ's schema is in place,
+ * trying PostgreSQL again and again: the first pause between tries, doubled after each failure
+ * up to the longest.
+ */
+export const QUEUE_STORE_RETRY_FIRST_MS = 250;
+export const QUEUE_STORE_RETRY_MAX_MS = 5_000;
+
+/** The schema BullMQ's PostgreSQL backend keeps its queues in (made by BullMQ's migrations). */
 export const QUEUE_SCHEMA = 'bullmq';
