@@ -19,8 +19,19 @@ import type { SubscriberRowCheck } from './subscriber-row-check';
 /** At most this many errors are kept per row: a row wrong everywhere says enough in ten. */
 const ERRORS_PER_ROW = 10;
 
-/** Rows prepared between two turns of the event loop (about a millisecond of work). */
-const PREPARE_SLICE = 100;
+/**
+ * Rows prepared between two turns of the event loop: about half a millisecond of work. The
+ * batch being written waits that long at most for each of its replies to be taken, and a
+ * batch's write is several round trips in a row, the longest part of an import.
+ */
+const PREPARE_SLICE = 25;
+
+/**
+ * Batches handed to the writes and not yet written while the next is prepared, at most. With
+ * one, the worker stopped preparing whenever a batch was ready before the previous write had
+ * ended, and PostgreSQL then waited in turn for the next batch: each idled a third of the time.
+ */
+const BATCHES_AHEAD = 2;
 
 interface PreparedBatch {
   /** Valid rows, each email once: decided and written by one statement. */
@@ -45,7 +56,7 @@ class ImportTakenOver extends Error {}
  * batch is one transaction: the subscribers, the row errors, the counters and the checkpoint
  * (rows_processed) commit together, so a runner that dies resumes after the last committed
  * batch, skipping the rows before it, and never writes a row twice. The file is read no
- * faster than batches are written, and one batch at a time is in memory.
+ * faster than batches are written: at most BATCHES_AHEAD + 1 batches are in memory.
  */
 @Injectable()
 export class ImportRunner {
@@ -106,13 +117,14 @@ export class ImportRunner {
   }
 
   /**
-   * Batches are validated while the previous one is being written (the next rows are parsed
-   * and checked during its transaction), and committed strictly in order, one at a time. Rows
-   * are read and prepared PREPARE_SLICE at a time: a row's cells die young, and only its staged
-   * line waits for the batch's write.
+   * Batches are prepared (parsed, checked, staged) while earlier ones are being written, up to
+   * BATCHES_AHEAD of them waiting, and committed strictly in order, one at a time. Rows are read
+   * and prepared PREPARE_SLICE at a time: a row's cells die young, and only its staged line
+   * waits for the batch's write.
    */
   private async importRows(accountId: AccountId, job: ImportRun): Promise<void> {
-    let writing: Promise<void> | undefined;
+    /** Writes handed over and not yet seen to finish, oldest first; each starts after the last. */
+    const writes: Promise<void>[] = [];
     const slices = csvBatches(
       this.files.read(accountId, job.fileId!),
       job.columns.delimiter,
@@ -123,11 +135,15 @@ export class ImportRunner {
       if (!batch) return;
       const { first, last, prepared } = batch;
       batch = undefined;
-      await writing;
-      writing = this.writeBatch(accountId, job, { first, last }, prepared);
-      // Awaited before the next batch (or at the end); until then a failure must not count as
-      // unhandled.
-      writing.catch(() => undefined);
+      const previous = writes.at(-1) ?? Promise.resolve();
+      // A write that fails fails every one queued after it, unstarted.
+      const written = previous.then(() =>
+        this.writeBatch(accountId, job, { first, last }, prepared),
+      );
+      // Awaited in turn below (or at the end); until then a failure must not count as unhandled.
+      written.catch(() => undefined);
+      writes.push(written);
+      while (writes.length > BATCHES_AHEAD) await writes.shift();
     };
     for await (const read of slices) {
       const items = read.filter((item) => item.row > job.rowsProcessed); // committed before a crash
@@ -146,7 +162,7 @@ export class ImportRunner {
       await new Promise(setImmediate);
     }
     await write();
-    await writing;
+    for (const written of writes) await written;
   }
 
   /**

@@ -186,7 +186,7 @@ export class SubscriberBulkWriter {
     const items: BulkItem[] = [];
     if (batch.size > 0) {
       const fields = batch.shape.fields.map((field) => field.name);
-      await this.subscribers.stage(client, fields, batch.text());
+      await this.subscribers.stage(client, fields, batch.data());
       await this.erasureGuard.lockStaged(accountId, this.subscribers.stagedHashes, client);
       const result = await this.subscribers.upsertStaged(client, accountId, options.mode);
       outcome.created = result.created;

@@ -196,7 +196,7 @@ export class SubscribersRepository implements KeysetListing<Subscriber> {
    * A batch's lines (subscriber-stage.ts), carrying these profile fields, into the transaction's
    * staging table (emptied at commit).
    */
-  async stage(client: PgClient, fields: readonly string[], lines: string): Promise<void> {
+  async stage(client: PgClient, fields: readonly string[], lines: Buffer): Promise<void> {
     await copyFrom(client, sql.copyStage(fields), lines);
   }
 

@@ -392,6 +392,17 @@ describe('subscriberVariables', () => {
     const variables = subscriberVariables(subscriber({ customFields }));
     expect(Object.getPrototypeOf(variables)).toBe(Object.prototype);
     expect((variables as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(variables, '__proto__')?.value).toEqual({
+      polluted: true,
+    });
+  });
+
+  it('lets every API field win over a custom key of its name and keeps the other custom keys', () => {
+    const customFields = { email: 'other@example.com', statistics: 'none', zeta: 1, alpha: 2 };
+    const variables = subscriberVariables(subscriber({ customFields }));
+    expect(variables.email).toBe('Ada@example.com');
+    expect(variables.statistics).toEqual(expect.objectContaining({ sent: expect.any(Number) }));
+    expect([variables.zeta, variables.alpha]).toEqual([1, 2]);
   });
 
   it('renders a subscriber through a template', async () => {

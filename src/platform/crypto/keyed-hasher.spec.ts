@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { KeyedHasher, normalizeEmail } from './keyed-hasher';
 
@@ -80,5 +81,27 @@ describe('normalizeEmail', () => {
     const hash = (email: string) => hasher.hash('erasure:acct', normalizeEmail(email));
     expect(hash('Jose\u0301@xn--bcher-kva.example')).toBe(hash('jos\u00e9@b\u00fccher.example'));
     expect(hash('other@example.com')).not.toBe(hash('jos\u00e9@b\u00fccher.example'));
+  });
+});
+
+describe('KeyedHasher', () => {
+  it('is HMAC-SHA256 of the purpose, a NUL and the value: hashes stored earlier keep matching', () => {
+    const hasher = new KeyedHasher('herald-test-secret-0123456789abcdef');
+    // Computed once with createHmac(secret).update(purpose).update('\0').update(value).
+    expect(hasher.hash('api-key', 'hk_live_example')).toBe(
+      'phN5LMOc4j8M9RXNo5PlqcAAx-YYLwaBhQ-cjDmuXkw',
+    );
+    expect(
+      hasher.matches('api-key', 'hk_live_example', hasher.hash('api-key', 'hk_live_example')),
+    ).toBe(true);
+    expect(hasher.hash('erasure:a', 'b')).not.toBe(hasher.hash('erasure:', 'ab'));
+  });
+
+  it('reads a non-ASCII secret and value as UTF-8', () => {
+    const secret = 'sécret-ü-🔑';
+    const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(Buffer.from('purpose\0josé@bücher.example', 'utf8'))
+      .digest('base64url');
+    expect(new KeyedHasher(secret).hash('purpose', 'josé@bücher.example')).toBe(expected);
   });
 });

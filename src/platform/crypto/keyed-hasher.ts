@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, KeyObject, timingSafeEqual } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 
 /**
@@ -6,14 +6,15 @@ import { domainToASCII } from 'node:url';
  * (API keys, erased emails, cursors) can never be replayed as another.
  */
 export class KeyedHasher {
-  constructor(private readonly secret: string) {}
+  /** Made once: from a string, every HMAC would encode the secret and wrap it anew. */
+  private readonly key: KeyObject;
+
+  constructor(secret: string) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   hash(purpose: string, value: string): string {
-    return createHmac('sha256', this.secret)
-      .update(purpose)
-      .update('\0')
-      .update(value)
-      .digest('base64url');
+    return createHmac('sha256', this.key).update(`${purpose}\0${value}`).digest('base64url');
   }
 
   matches(purpose: string, value: string, expected: string): boolean {

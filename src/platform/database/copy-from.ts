@@ -12,12 +12,17 @@ const CHUNK_BYTES = 64 * 1024;
 
 /**
  * Runs `COPY … FROM STDIN` (text format) on `client`, inside whatever transaction it has open,
- * sending `data`: one line per row, tab-separated, each value escaped with `copyText` and the
- * like. Node-postgres runs an object with a `submit` method as a query of its own, which is how
- * this speaks the COPY sub-protocol without another dependency. Resolves once the server has
- * taken every row; a row it refuses fails the statement (and the transaction) as an INSERT would.
+ * sending `data` (text, or its UTF-8 bytes): one line per row, tab-separated, each value
+ * escaped with `copyText` and the like. Node-postgres runs an object with a `submit` method as
+ * a query of its own, which is how this speaks the COPY sub-protocol without another
+ * dependency. Resolves once the server has taken every row; a row it refuses fails the
+ * statement (and the transaction) as an INSERT would.
  */
-export function copyFrom(client: PgClient, statement: string, data: string): Promise<void> {
+export function copyFrom(
+  client: PgClient,
+  statement: string,
+  data: string | Buffer,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let failure: Error | undefined;
     const copy = {
@@ -29,7 +34,7 @@ export function copyFrom(client: PgClient, statement: string, data: string): Pro
       handleCopyInResponse(connection: CopyConnection) {
         // Every message of the COPY leaves in one write: system calls are not cheap where
         // Herald runs (a sandboxed kernel, bench/import), and a batch is a few hundred KiB.
-        const bytes = Buffer.from(data);
+        const bytes = typeof data === 'string' ? Buffer.from(data) : data;
         connection.stream.cork();
         for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
           connection.sendCopyFromChunk(bytes.subarray(at, at + CHUNK_BYTES));
