@@ -86,5 +86,10 @@ module.exports = {
   // Jest's default is one worker on two cores. Most of a test file's time is waiting on
   // PostgreSQL, Redis, SMTP and child processes, so two files at once fill the idle CPU.
   maxWorkers: 2,
+  // A worker that has run a hundred files holds a heap of a gigabyte and more (each file's
+  // module registry), and after the last file it took over 600 ms to wind down, past the
+  // 500 ms Jest waits before it force-exits a worker. Past 1 GB after a file, a worker is
+  // replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
   testTimeout: 60000,
 };

@@ -115,11 +115,19 @@ describe('automation sends (e2e)', () => {
       timeoutMs: 60_000,
       message: diagnostics,
     });
-    const [{ newest }] = await env.sql<{ newest: Date }>(
-      `SELECT max(r.sent_at) AS newest FROM campaign_recipients r
-         JOIN subscribers s ON s.id = r.subscriber_id
-        WHERE s.email = ANY($1::text[])`,
-      [emails],
+    // The sink can hold a message a moment before the worker records it as sent.
+    const newest = await waitFor(
+      async () => {
+        const [{ recorded, newest }] = await env.sql<{ recorded: number; newest: Date | null }>(
+          `SELECT count(r.sent_at)::int AS recorded, max(r.sent_at) AS newest
+             FROM campaign_recipients r
+             JOIN subscribers s ON s.id = r.subscriber_id
+            WHERE s.email = ANY($1::text[])`,
+          [emails],
+        );
+        return recorded === emails.length ? newest : undefined;
+      },
+      { message: diagnostics },
     );
     await waitFor(() => Date.now() > newest.getTime() + MACHINE_WINDOW_MS + 500, {
       timeoutMs: 30_000,
