@@ -75,9 +75,11 @@ export const ENQUEUE_DEADLINE_MS = 1_000;
 export const STORE_DOWN_LOG_EVERY_MS = 30_000;
 
 /**
- * The longest pause between attempts to reach Redis again (every client, whatever its role):
- * after an outage or a Sentinel promotion, work resumes at most this long after Redis answers.
+ * The pauses between attempts to reach Redis again (every client, whatever its role): the
+ * first, doubled after each failed attempt up to the longest, so that after an outage or a
+ * Sentinel promotion work resumes at most REDIS_RECONNECT_MAX_MS after Redis answers.
  */
+export const REDIS_RECONNECT_FIRST_MS = 200;
 export const REDIS_RECONNECT_MAX_MS = 2_000;
 
 /** How long start-up waits for the shared Redis connection before going on without it. */

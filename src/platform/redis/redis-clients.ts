@@ -5,7 +5,7 @@ import {
 } from 'bullmq';
 import { Callback, Cluster, ClusterOptions, Redis, RedisOptions, Result } from 'ioredis';
 import { RedisTarget } from '../config/redis-config';
-import { REDIS_RECONNECT_MAX_MS } from '../settings';
+import { REDIS_RECONNECT_FIRST_MS, REDIS_RECONNECT_MAX_MS } from '../settings';
 import { doublingDelay } from '../timing/doubling-delay';
 
 /** A client of Herald's Redis, whatever its kind: one server or Sentinel (Redis), or a Cluster. */
@@ -223,5 +223,5 @@ function connectionOptions(role: RedisRole, options: RedisClientOptions): Legacy
 
 /** Reconnect attempts: soon at first, then every REDIS_RECONNECT_MAX_MS, never giving up. */
 function reconnectDelay(attempt: number): number {
-  return doublingDelay(attempt, 200, REDIS_RECONNECT_MAX_MS);
+  return doublingDelay(attempt, REDIS_RECONNECT_FIRST_MS, REDIS_RECONNECT_MAX_MS);
 }
