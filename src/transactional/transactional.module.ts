@@ -21,6 +21,7 @@ import { TransactionalQueue } from './transactional-queue';
 import { TransactionalSentMessages } from './transactional-sent-messages';
 import { TransactionalSendProcessor } from './transactional-send.processor';
 import { TransactionalSweeper } from './transactional-sweeper';
+import { TransactionalWorkerWarmup } from './transactional-worker-warmup';
 import { TransactionalService } from './transactional.service';
 
 /**
@@ -81,6 +82,6 @@ export class TransactionalModule {}
     SuppressionCoreModule,
     VerpModule,
   ],
-  providers: [TransactionalSendProcessor, TransactionalSweeper],
+  providers: [TransactionalSendProcessor, TransactionalSweeper, TransactionalWorkerWarmup],
 })
 export class TransactionalWorkerModule {}

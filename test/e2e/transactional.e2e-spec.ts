@@ -97,6 +97,21 @@ describe('transactional sends', () => {
     await sink?.close();
   });
 
+  it('writes nothing when its worker warms the send path up at boot', async () => {
+    // The warm-up sent a message that does not exist: every statement had to match nothing.
+    const db = new Client({ connectionString: env.config.database.directUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT ((SELECT count(*) FROM transactional_messages) + (SELECT count(*) FROM messages)
+               + (SELECT count(*) FROM message_events) + (SELECT count(*) FROM daily_stats))::int AS n`,
+      );
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
+
   it('accepts a send without a key, delivers it once, and reports it sent', async () => {
     const to = recipient();
     const accepted = await send(message(to));

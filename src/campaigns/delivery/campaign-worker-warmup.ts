@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AccountsService } from '../../accounts/accounts.service';
 import { SenderDomainsService } from '../../domains/sender-domains.service';
-import { accountIdOfRow } from '../../platform/database/account-id';
+import { NO_ACCOUNT, NO_ID } from '../../platform/database/nothing-ids';
 import { PgPool } from '../../platform/database/pg-pool';
 import { PrismaService } from '../../platform/database/prisma.service';
 import { MailTransport } from '../../platform/mail/mail-transport';
@@ -13,10 +13,6 @@ import { CampaignLedgerRepository } from '../ledger/campaign-ledger.repository';
 import { CampaignCompletion } from '../core/campaign-completion';
 import { CampaignOutcomeWriter } from './campaign-outcome-writer';
 import { CampaignsRepository } from '../core/campaigns.repository';
-
-const NO_ID = '00000000-0000-0000-0000-000000000000';
-/** An account that cannot exist: every statement below matches nothing. */
-const NO_ACCOUNT = accountIdOfRow(NO_ID);
 
 /**
  * Runs each query of the send pipeline once, against ids that match nothing, when a worker
