@@ -10,6 +10,7 @@ import { closeOnSignals } from './platform/lifecycle';
 import { createLogger, PinoNestLogger } from './platform/logging/logger';
 import { answerMetricsRequests } from './platform/metrics/metrics-ipc';
 import { HeraldMetrics } from './platform/metrics/herald-metrics';
+import { TAKING_JOBS } from './platform/queue/worker-warm-ups';
 
 /**
  * `npm run start:worker`: the send workers without HTTP. Run as many as you like. With
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
     );
   }
   closeOnSignals(app, { shutdown: config.shutdown });
+  // Nest's start-up has ended: the warm-ups are done and every queue worker runs.
+  logger.info(TAKING_JOBS);
 }
 
 main().catch((error: unknown) => {

@@ -23,10 +23,8 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { newId } from '../../src/platform/crypto/ids';
-import { QUEUES } from '../../src/platform/queue/queue.module';
 import { processCpuMs } from '../support/cpu-meter';
 import { BenchHarness, freePort, sleep, workerCommand } from '../support/harness';
-import { queueWorkerCounts } from '../support/queue-workers';
 import { withClient } from '../support/stores';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -120,16 +118,13 @@ async function main(): Promise<void> {
     if (Date.now() > deadline) throw new Error(`API did not start:\n${server.output.join('')}`);
   }
   const { env: workerEnv, args: workerArgs } = workerCommand();
-  const importQueue = [QUEUES.subscriberImport];
-  const [before] = await queueWorkerCounts(env.QUEUE_PREFIX, importQueue, env.DATABASE_URL);
   const worker = bench.start([...workerArgs, 'dist/worker.js'], {
     ...workerEnv,
     LOG_LEVEL: 'info',
   });
-  // Ready once BullMQ lists its worker on the import queue.
+  // Ready once it says it takes jobs: warm, and its BullMQ workers started.
   for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
-    const [now] = await queueWorkerCounts(env.QUEUE_PREFIX, importQueue, env.DATABASE_URL);
-    if (now > before) break;
+    if (worker.takingJobs()) break;
     if (worker.child.exitCode !== null || Date.now() > deadline) {
       throw new Error(`worker did not start:\n${worker.output.join('')}`);
     }

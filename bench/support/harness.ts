@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { TAKING_JOBS } from '../../src/platform/queue/worker-warm-ups';
 import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
 import { deleteRedisKeys, PG_SERVER, REDIS_URL, withClient } from './stores';
 
@@ -20,7 +21,15 @@ export interface Started {
   child: ChildProcess;
   /** The last output lines (stdout and stderr), to show if it dies. */
   output: string[];
+  /**
+   * Whether it has logged (at info) that its queue workers take jobs: warm and started. A
+   * worker process says so once; so does `npm start`, whose worker child shares its stdout.
+   */
+  takingJobs(): boolean;
 }
+
+/** A worker's log line saying it takes jobs, as pino writes it. */
+const TAKING_JOBS_LINE = `"msg":"${TAKING_JOBS}"`;
 
 export type BenchEnv = NodeJS.ProcessEnv & { DATABASE_URL: string; QUEUE_PREFIX: string };
 
@@ -149,7 +158,15 @@ export class BenchHarness {
     const keep = (chunk: Buffer) => output.push(chunk.toString()) > 50 && output.shift();
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    return { child, output };
+    let takingJobs = false;
+    // The end of the last chunk, for a line split across two.
+    let tail = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const text = tail + chunk.toString();
+      takingJobs ||= text.includes(TAKING_JOBS_LINE);
+      tail = text.slice(-TAKING_JOBS_LINE.length);
+    });
+    return { child, output, takingJobs: () => takingJobs };
   }
 
   build(): Promise<string> {

@@ -1,7 +1,8 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { NO_ACCOUNT, NO_ID } from '../platform/database/nothing-ids';
 import { MailTransport } from '../platform/mail/mail-transport';
+import { holdQueueWorkersFor } from '../platform/queue/worker-warm-ups';
 import { SuppressionList } from '../suppression/suppression-list';
 import {
   ClaimedMessage,
@@ -36,7 +37,7 @@ const NOTHING_CLAIMED: ClaimedMessage = {
  * its first messages: every transactional message that came in meanwhile waited behind them.
  */
 @Injectable()
-export class TransactionalWorkerWarmup implements OnApplicationBootstrap {
+export class TransactionalWorkerWarmup implements OnModuleInit {
   private readonly logger = new Logger(TransactionalWorkerWarmup.name);
 
   constructor(
@@ -47,7 +48,11 @@ export class TransactionalWorkerWarmup implements OnApplicationBootstrap {
     private readonly transport: MailTransport,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onModuleInit(): void {
+    holdQueueWorkersFor(this.warmUp());
+  }
+
+  private async warmUp(): Promise<void> {
     try {
       // As many at once as the worker runs jobs, so each job's connection is one of those the
       // warm-up opened and prepared.

@@ -1,8 +1,9 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AccountsService } from '../../accounts/accounts.service';
 import { SenderDomainsService } from '../../domains/sender-domains.service';
 import { NO_ACCOUNT, NO_ID } from '../../platform/database/nothing-ids';
 import { PgPool } from '../../platform/database/pg-pool';
+import { holdQueueWorkersFor } from '../../platform/queue/worker-warm-ups';
 import { PrismaService } from '../../platform/database/prisma.service';
 import { MailTransport } from '../../platform/mail/mail-transport';
 import { DELIVERY_CONCURRENCY } from '../core/campaigns.settings';
@@ -21,7 +22,7 @@ import { CampaignsRepository } from '../core/campaigns.repository';
  * either while the first campaign waits adds to its time to first message.
  */
 @Injectable()
-export class CampaignWorkerWarmup implements OnApplicationBootstrap {
+export class CampaignWorkerWarmup implements OnModuleInit {
   private readonly logger = new Logger(CampaignWorkerWarmup.name);
 
   constructor(
@@ -39,7 +40,11 @@ export class CampaignWorkerWarmup implements OnApplicationBootstrap {
     private readonly prisma: PrismaService,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onModuleInit(): void {
+    holdQueueWorkersFor(this.warmUp());
+  }
+
+  private async warmUp(): Promise<void> {
     try {
       // One connection per delivery job that may start at once, in both pools.
       await Promise.all(
