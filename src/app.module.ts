@@ -6,7 +6,7 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { SenderDomainsApiModule } from './domains/sender-domains-api.module';
 import { ErasureApiModule } from './erasure/erasure-api.module';
-import { HeraldConfig } from './platform/config/config';
+import { HeraldConfig, loadConfig } from './platform/config/config';
 import { ApiExceptionFilter } from './platform/errors/api-exception.filter';
 import { RequestValidationPipe } from './platform/errors/validation.pipe';
 import { HealthModule } from './health/health.controller';
@@ -43,12 +43,15 @@ export interface AppOptions {
 @Module({})
 export class AppModule {
   /** The HTTP API; with `workers` (the default, `npm start`) it also runs the processors. */
-  static api(config?: HeraldConfig, options: AppOptions = { workers: true }): DynamicModule {
+  static api(
+    config: HeraldConfig = loadConfig(),
+    options: AppOptions = { workers: true },
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ...coreModules(config),
-        ...(options.workers ? workerModules() : []),
+        ...(options.workers ? workerModules(config.workerRoles) : []),
         HealthModule,
         ApiAuthModule,
         SubscribersApiModule,

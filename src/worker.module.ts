@@ -1,4 +1,4 @@
-import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+import { DynamicModule, Module, ModuleMetadata, Type } from '@nestjs/common';
 import { AuditModule } from './audit/audit-log';
 import { AutomationWorkersModule } from './automations/automations.module';
 import { CampaignWorkersModule } from './campaigns/campaign-workers.module';
@@ -18,6 +18,7 @@ import { MetricsModule } from './platform/metrics/herald-metrics';
 import { PaginationModule } from './platform/pagination/pagination.module';
 import { QueueModule } from './platform/queue/queue.module';
 import { StoreModule } from './platform/store/store.module';
+import { WorkerRole } from './platform/config/worker-roles';
 import { TransactionalWorkerModule } from './transactional/transactional.module';
 import { WebhookWorkersModule } from './webhooks/webhooks.module';
 
@@ -43,22 +44,28 @@ export function coreModules(
   ];
 }
 
+/** The module each kind of work (WORKER_ROLES) is done by. */
+const ROLE_MODULES: Record<WorkerRole, Type> = {
+  campaigns: CampaignWorkersModule,
+  transactional: TransactionalWorkerModule,
+  domains: SenderDomainsWorkersModule,
+  imports: ImportWorkersModule,
+  exports: ExportWorkersModule,
+  inbound: InboundMailModule,
+  webhooks: WebhookWorkersModule,
+  automations: AutomationWorkersModule,
+  messages: MessageWorkersModule,
+};
+
 /**
- * The BullMQ processors and the inbound SMTP port. Only these modules start workers, so a
- * process that should not consume jobs or take mail (`--api-only`, the CLI) leaves them out.
+ * The BullMQ processors and the inbound SMTP port of the kinds of work this process takes
+ * (`roles`, from WORKER_ROLES). Only these modules start workers, so a process that should not
+ * consume jobs or take mail (`--api-only`, the CLI) leaves them out.
  */
-export function workerModules(): NonNullable<ModuleMetadata['imports']> {
-  return [
-    CampaignWorkersModule,
-    TransactionalWorkerModule,
-    SenderDomainsWorkersModule,
-    ImportWorkersModule,
-    ExportWorkersModule,
-    InboundMailModule,
-    WebhookWorkersModule,
-    AutomationWorkersModule,
-    MessageWorkersModule,
-  ];
+export function workerModules(
+  roles: readonly WorkerRole[],
+): NonNullable<ModuleMetadata['imports']> {
+  return roles.map((role) => ROLE_MODULES[role]);
 }
 
 /**
@@ -68,7 +75,10 @@ export function workerModules(): NonNullable<ModuleMetadata['imports']> {
  */
 @Module({})
 export class WorkerModule {
-  static forRoot(config?: HeraldConfig): DynamicModule {
-    return { module: WorkerModule, imports: [...coreModules(config), ...workerModules()] };
+  static forRoot(config: HeraldConfig = loadConfig()): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [...coreModules(config), ...workerModules(config.workerRoles)],
+    };
   }
 }

@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   }
   closeOnSignals(app, { shutdown: config.shutdown });
   // Nest's start-up has ended: the warm-ups are done and every queue worker runs.
-  logger.info(TAKING_JOBS);
+  logger.info({ roles: config.workerRoles }, TAKING_JOBS);
 }
 
 main().catch((error: unknown) => {

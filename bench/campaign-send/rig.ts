@@ -9,10 +9,8 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newId } from '../../src/platform/crypto/ids';
-import { QUEUES } from '../../src/platform/queue/queue.module';
 import { CpuMeter, CpuUse, pidsNamed, processCpuMs } from '../support/cpu-meter';
 import { BenchHarness, freePort, ROOT, sleep, Started, workerCommand } from '../support/harness';
-import { queueWorkerCounts } from '../support/queue-workers';
 import { withClient } from '../support/stores';
 import { addVerifiedDomain, dkimResult, VerifiedDomain } from './verified-domain';
 
@@ -209,16 +207,10 @@ export async function startApi(bench: BenchHarness): Promise<{ server: Started; 
   }
 }
 
-/** The queues a worker process takes campaign and transactional jobs from. */
-const WORKER_QUEUES = [QUEUES.campaignFanout, QUEUES.campaignDelivery, QUEUES.transactional];
-
-const queueWorkers = (env: NodeJS.ProcessEnv) =>
-  queueWorkerCounts(env.QUEUE_PREFIX!, WORKER_QUEUES, env.DATABASE_URL!);
-
 /**
- * `count` new worker processes sending to `smtpUrl` (with `extraEnv` besides), each ready:
- * Nest has built it and BullMQ lists its workers on every queue the bench uses (so the first
- * job is taken at once).
+ * `count` new worker processes sending to `smtpUrl` (with `extraEnv` besides), each ready: it
+ * has logged that it takes jobs, which it does once Nest has built it, its warm-ups have ended
+ * and its BullMQ workers run, so the first job is taken at once.
  */
 export async function startWorkers(
   bench: BenchHarness,
@@ -226,26 +218,24 @@ export async function startWorkers(
   smtpUrl: string,
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<Started[]> {
-  const before = await queueWorkers(bench.env);
   const command = workerCommand();
   const workers: Started[] = [];
   for (let i = 0; i < count; i++) {
     workers.push(
       bench.start([...command.args, 'dist/worker.js'], {
         ...command.env,
+        LOG_LEVEL: 'info',
         ...extraEnv,
         SMTP_URL: smtpUrl,
       }),
     );
   }
-  // Each process runs one BullMQ worker per queue: ready when every queue has `count` more.
   for (const deadline = Date.now() + 60_000; ; await sleep(POLL_MS)) {
     const dead = workers.find(({ child }) => child.exitCode !== null);
     if (dead || Date.now() > deadline) {
       throw new Error(`worker did not start:\n${(dead ?? workers[0]).output.join('')}`);
     }
-    const now = await queueWorkers(bench.env);
-    if (now.every((n, i) => n - before[i] >= count)) return workers;
+    if (workers.every((worker) => worker.takingJobs())) return workers;
   }
 }
 

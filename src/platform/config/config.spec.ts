@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { loadConfig } from './config';
 import { ConfigError } from './config-error';
+import { WORKER_ROLES } from './worker-roles';
 
 const base = { HERALD_SECRET: 'x'.repeat(40) };
 
@@ -65,6 +66,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, WORKER_NICE: '19' }).workerNice).toBe(19);
   });
 
+  it('reads WORKER_ROLES as every kind of work, a list, or a list of kinds to leave', () => {
+    const roles = (value?: string) => loadConfig({ ...base, WORKER_ROLES: value }).workerRoles;
+    expect(roles()).toEqual([...WORKER_ROLES]);
+    expect(roles('all')).toEqual([...WORKER_ROLES]);
+    expect(roles(' Transactional ')).toEqual(['transactional']);
+    expect(roles('webhooks,campaigns')).toEqual(['campaigns', 'webhooks']);
+    expect(roles('-transactional, -inbound')).toEqual(
+      WORKER_ROLES.filter((role) => role !== 'transactional' && role !== 'inbound'),
+    );
+  });
+
   it('takes LOG_LEVEL in any case', () => {
     expect(loadConfig({ ...base, LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
     expect(loadConfig({ ...base, LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
@@ -100,6 +112,14 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '70000', /METRICS_PORT/],
     ['WORKER_NICE', '20', /WORKER_NICE must be an integer from 0/],
     ['WORKER_NICE', '-5', /WORKER_NICE/],
+    ['WORKER_ROLES', 'campaigns,mail', /WORKER_ROLES must be all or a list of campaigns, /],
+    [
+      'WORKER_ROLES',
+      'campaigns,-inbound',
+      /WORKER_ROLES must list roles to take or roles to leave/,
+    ],
+    ['WORKER_ROLES', ',', /WORKER_ROLES/],
+    ['WORKER_ROLES', WORKER_ROLES.map((role) => `-${role}`).join(), /leaves no work to take/],
     [
       'LOG_LEVEL',
       'loud',

@@ -10,6 +10,7 @@ import { DeliverabilityConfig, parseDeliverability } from './deliverability-conf
 import { parseRedis, RedisTarget } from './redis-config';
 import { parseSubmission, SubmissionConfig } from './submission-config';
 import { parseTrustProxy, TrustProxy } from './trust-proxy';
+import { parseWorkerRoles, WorkerRole } from './worker-roles';
 
 /** Herald's configuration, parsed and validated once at start-up (see README for each variable). */
 export interface HeraldConfig {
@@ -97,6 +98,8 @@ export interface HeraldConfig {
    * child of `npm start`): how far a worker process lowers its CPU priority (Unix nice).
    */
   workerNice: number | undefined;
+  /** WORKER_ROLES: the kinds of work this process's workers take (worker-roles.ts). */
+  workerRoles: WorkerRole[];
   /** How a signalled process closes (src/platform/lifecycle.ts). */
   shutdown: ShutdownConfig;
   /** GET /metrics and the workers' metrics port. */
@@ -260,6 +263,7 @@ export function loadConfig(env: Env = process.env): HeraldConfig {
     smtpRetry: parseSmtpRetry(env),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     workerNice: parseOptionalInteger(env, 'WORKER_NICE', 0, 19),
+    workerRoles: parseWorkerRoles(env.WORKER_ROLES),
     shutdown: parseShutdown(env),
     metrics: parseMetrics(env),
   };
