@@ -13,10 +13,11 @@
 //       transactional latency matters: two new campaign workers (`-transactional`) and one
 //       new transactional worker (`transactional`) at nice 0.
 // Each campaign prints its rate, the ratio against the baseline with as many processes as it
-// has campaign workers, measured in this run, the first message's latency after the 202, the workers' peak RSS (VmHWM), and the
-// duplicates and losses counted per recipient at the sink. Steps (d) and (e) also print p50 and p99
-// from each request to its message's arrival at the sink, and from request to the 202, with
-// how many requests got no 202 (or none within 30 s) and how many messages never arrived.
+// has campaign workers, measured in this run, the first message's latency after the 202, the
+// workers' peak RSS (VmHWM), and the duplicates and losses counted per recipient at the sink.
+// Steps (d) and (e) also print p50 and p99 from each request to its message's arrival at the
+// sink, and from request to the 202, with how many requests got no 202 (or none within 30 s),
+// how many messages never arrived, and when the slowest 1 % were sent.
 //
 // A campaign whose messages stop arriving for BENCH_STALL_SECONDS (30) is a stall: the step
 // reports what it delivered and the statements PostgreSQL was running, its workers are
