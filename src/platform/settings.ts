@@ -54,6 +54,13 @@ export const CAMPAIGN_STALLED_CHECK_MS = 5_000;
 export const CAMPAIGN_MAX_STALLED = 10;
 
 /**
+ * The longest a process's queue workers wait for its warm-ups before taking jobs anyway: a
+ * warm-up saves a cold start of a few hundred ms, and a PostgreSQL that is slow to answer at
+ * boot must not hold the send path back for longer than that saves.
+ */
+export const WARM_UP_HOLD_MAX_MS = 5_000;
+
+/**
  * Rows a recovery sweep takes per pass (stranded transactional messages, stalled imports and
  * exports); expired idempotency keys pruned are ten times it.
  */

@@ -50,6 +50,9 @@ export class TransactionalWorkerWarmup implements OnModuleInit {
 
   onModuleInit(): void {
     holdQueueWorkersFor(this.warmUp());
+    // The relay's connection is opened beside it, not before the first job: a slow relay
+    // must not hold the workers back.
+    void this.transport.warmUp();
   }
 
   private async warmUp(): Promise<void> {
@@ -59,7 +62,6 @@ export class TransactionalWorkerWarmup implements OnModuleInit {
       await Promise.all(
         Array.from({ length: TRANSACTIONAL_CONCURRENCY }, () => this.sendNothing()),
       );
-      await this.transport.warmUp();
     } catch (error) {
       // Only an optimisation: a worker that cannot warm up still works.
       this.logger.warn(`warm-up skipped: ${String(error)}`);

@@ -5,6 +5,7 @@ import { ConfigModule } from '../../src/platform/config/config.module';
 import { QueueProcessor, workerOptions } from '../../src/platform/queue/queue-processor';
 import { QueueModule } from '../../src/platform/queue/queue.module';
 import { holdQueueWorkersFor } from '../../src/platform/queue/worker-warm-ups';
+import { WARM_UP_HOLD_MAX_MS } from '../../src/platform/settings';
 import { TestEnv } from '../support/test-env';
 
 const QUEUE = 'warm-start-probe';
@@ -45,7 +46,7 @@ class HeldWarmUp implements OnModuleInit {
 @Module({})
 class ProbeModule {}
 
-describe('a queue worker starts once the warm-ups have ended', () => {
+describe('a queue worker starts once the warm-ups have ended, or have held it long enough', () => {
   let env: TestEnv;
   let app: INestApplicationContext | undefined;
 
@@ -57,10 +58,8 @@ describe('a queue worker starts once the warm-ups have ended', () => {
     await env?.dispose();
   });
 
-  it('takes no job while a warm-up runs, and takes jobs once it has ended', async () => {
-    HeldWarmUp.reset();
-    let started = false;
-    const starting = NestFactory.createApplicationContext(
+  const startApp = () =>
+    NestFactory.createApplicationContext(
       {
         module: ProbeModule,
         imports: [
@@ -71,7 +70,12 @@ describe('a queue worker starts once the warm-ups have ended', () => {
         providers: [StartProbe, HeldWarmUp],
       },
       { logger: false },
-    ).then((context) => {
+    );
+
+  it('takes no job while a warm-up runs, and takes jobs once it has ended', async () => {
+    HeldWarmUp.reset();
+    let started = false;
+    const starting = startApp().then((context) => {
       started = true;
       return context;
     });
@@ -86,6 +90,17 @@ describe('a queue worker starts once the warm-ups have ended', () => {
     HeldWarmUp.release();
     app = await starting;
     expect(app.get(StartProbe).worker.isRunning()).toBe(true);
+    await app.close();
+    app = undefined;
+  });
+
+  it('takes jobs anyway once a warm-up has held it for WARM_UP_HOLD_MAX_MS', async () => {
+    HeldWarmUp.reset();
+    const startedAt = Date.now();
+    // The warm-up is never released.
+    app = await startApp();
+    expect(app.get(StartProbe).worker.isRunning()).toBe(true);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(WARM_UP_HOLD_MAX_MS);
   });
 });
 

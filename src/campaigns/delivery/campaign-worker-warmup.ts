@@ -42,6 +42,9 @@ export class CampaignWorkerWarmup implements OnModuleInit {
 
   onModuleInit(): void {
     holdQueueWorkersFor(this.warmUp());
+    // The relay's connection is opened beside it, not before the first job: a slow relay
+    // must not hold the workers back.
+    void this.transport.warmUp();
   }
 
   private async warmUp(): Promise<void> {
@@ -68,7 +71,6 @@ export class CampaignWorkerWarmup implements OnModuleInit {
       ]);
       await this.ledger.nextWake(NO_ACCOUNT, NO_ID, 0);
       await this.completion.completeIfFinished(NO_ACCOUNT, NO_ID);
-      await this.transport.warmUp();
     } catch (error) {
       // Only an optimisation: a worker that cannot warm up still works.
       this.logger.warn(`warm-up skipped: ${String(error)}`);

@@ -1,7 +1,11 @@
+import { WARM_UP_HOLD_MAX_MS } from '../settings';
+
 /**
  * The warm-ups of this process's send paths (each worker module's first run of its statements
- * against ids that match nothing). Queue workers take no job before all of them have ended: a
- * job taken meanwhile would pay the cold path itself, and every job behind it would wait.
+ * against ids that match nothing). Queue workers take no job before all of them have ended (or
+ * WARM_UP_HOLD_MAX_MS has passed): a job taken meanwhile would pay the cold path itself, and
+ * every job behind it would wait. Only work on this host belongs here: a warm-up that waits on
+ * the network (the relay's greeting) would hold the workers as long as the network does.
  */
 const pending: Promise<unknown>[] = [];
 
@@ -14,9 +18,17 @@ export function holdQueueWorkersFor(warmUp: Promise<unknown>): void {
   pending.push(warmUp.catch(() => undefined));
 }
 
-/** Resolves once every warm-up registered so far has ended. */
-export function warmUpsEnded(): Promise<unknown> {
-  return Promise.all(pending);
+/**
+ * Resolves once every warm-up registered so far has ended, or after WARM_UP_HOLD_MAX_MS,
+ * whichever comes first.
+ */
+export async function warmUpsEnded(): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, WARM_UP_HOLD_MAX_MS);
+  });
+  await Promise.race([Promise.all(pending), limit]);
+  clearTimeout(timer);
 }
 
 /** What a worker process logs (at info) once its queue workers take jobs: warm, and started. */
