@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SenderDomainsService } from '../domains/sender-domains.service';
 import { NO_ACCOUNT, NO_ID } from '../platform/database/nothing-ids';
 import { MailTransport } from '../platform/mail/mail-transport';
@@ -38,8 +38,6 @@ const NOTHING_CLAIMED: ClaimedMessage = {
  */
 @Injectable()
 export class TransactionalWorkerWarmup implements OnModuleInit {
-  private readonly logger = new Logger(TransactionalWorkerWarmup.name);
-
   constructor(
     private readonly messages: TransactionalMessagesRepository,
     private readonly outcomes: TransactionalOutcomes,
@@ -49,23 +47,16 @@ export class TransactionalWorkerWarmup implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    holdQueueWorkersFor(this.warmUp());
+    holdQueueWorkersFor('the transactional send path', () => this.warmUp());
     // The relay's connection is opened beside it, not before the first job: a slow relay
     // must not hold the workers back.
     void this.transport.warmUp();
   }
 
   private async warmUp(): Promise<void> {
-    try {
-      // As many at once as the worker runs jobs, so each job's connection is one of those the
-      // warm-up opened and prepared.
-      await Promise.all(
-        Array.from({ length: TRANSACTIONAL_CONCURRENCY }, () => this.sendNothing()),
-      );
-    } catch (error) {
-      // Only an optimisation: a worker that cannot warm up still works.
-      this.logger.warn(`warm-up skipped: ${String(error)}`);
-    }
+    // As many at once as the worker runs jobs, so each job's connection is one of those the
+    // warm-up opened and prepared.
+    await Promise.all(Array.from({ length: TRANSACTIONAL_CONCURRENCY }, () => this.sendNothing()));
   }
 
   private async sendNothing(): Promise<void> {

@@ -38,7 +38,10 @@ class HeldWarmUp implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    holdQueueWorkersFor(new Promise<void>((resolve) => (HeldWarmUp.release = resolve)));
+    holdQueueWorkersFor(
+      'the test',
+      () => new Promise<void>((resolve) => (HeldWarmUp.release = resolve)),
+    );
     HeldWarmUp.registeredNow();
   }
 }

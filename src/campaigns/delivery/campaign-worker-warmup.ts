@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountsService } from '../../accounts/accounts.service';
 import { SenderDomainsService } from '../../domains/sender-domains.service';
 import { NO_ACCOUNT, NO_ID } from '../../platform/database/nothing-ids';
@@ -23,8 +23,6 @@ import { CampaignsRepository } from '../core/campaigns.repository';
  */
 @Injectable()
 export class CampaignWorkerWarmup implements OnModuleInit {
-  private readonly logger = new Logger(CampaignWorkerWarmup.name);
-
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly ledger: CampaignLedgerRepository,
@@ -41,39 +39,34 @@ export class CampaignWorkerWarmup implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    holdQueueWorkersFor(this.warmUp());
+    holdQueueWorkersFor('the campaign send path', () => this.warmUp());
     // The relay's connection is opened beside it, not before the first job: a slow relay
     // must not hold the workers back.
     void this.transport.warmUp();
   }
 
   private async warmUp(): Promise<void> {
-    try {
-      // One connection per delivery job that may start at once, in both pools.
-      await Promise.all(
-        Array.from({ length: DELIVERY_CONCURRENCY }, () =>
-          Promise.all([this.pool.query('SELECT 1'), this.prisma.$queryRaw`SELECT 1`]),
-        ),
-      );
-      await this.campaigns.findById(NO_ACCOUNT, NO_ID);
-      await this.runs.foldExpired(NO_ACCOUNT, NO_ID, 0);
-      // Missing on purpose: only the query's plan is wanted.
-      await this.accounts.settings(NO_ACCOUNT).catch(() => undefined);
-      await this.senderDomains.signingIdentity(NO_ACCOUNT, 'warm-up@example.com');
-      const run = { id: NO_ID, accountId: NO_ACCOUNT, campaignId: NO_ID, batch: 0 };
-      await this.ledger.claim(run, 1);
-      await this.subscribers.findRows(NO_ACCOUNT, [NO_ID]);
-      await this.suppressions.suppressedAmong(NO_ACCOUNT, ['warm-up@example.com']);
-      await this.outcomes.record(run, [
-        { subscriberId: NO_ID, kind: 'delivered' },
-        { subscriberId: NO_ID, kind: 'skipped', reason: 'erased' },
-        { subscriberId: NO_ID, kind: 'deferred', smtpCode: 451 },
-      ]);
-      await this.ledger.nextWake(NO_ACCOUNT, NO_ID, 0);
-      await this.completion.completeIfFinished(NO_ACCOUNT, NO_ID);
-    } catch (error) {
-      // Only an optimisation: a worker that cannot warm up still works.
-      this.logger.warn(`warm-up skipped: ${String(error)}`);
-    }
+    // One connection per delivery job that may start at once, in both pools.
+    await Promise.all(
+      Array.from({ length: DELIVERY_CONCURRENCY }, () =>
+        Promise.all([this.pool.query('SELECT 1'), this.prisma.$queryRaw`SELECT 1`]),
+      ),
+    );
+    await this.campaigns.findById(NO_ACCOUNT, NO_ID);
+    await this.runs.foldExpired(NO_ACCOUNT, NO_ID, 0);
+    // Missing on purpose: only the query's plan is wanted.
+    await this.accounts.settings(NO_ACCOUNT).catch(() => undefined);
+    await this.senderDomains.signingIdentity(NO_ACCOUNT, 'warm-up@example.com');
+    const run = { id: NO_ID, accountId: NO_ACCOUNT, campaignId: NO_ID, batch: 0 };
+    await this.ledger.claim(run, 1);
+    await this.subscribers.findRows(NO_ACCOUNT, [NO_ID]);
+    await this.suppressions.suppressedAmong(NO_ACCOUNT, ['warm-up@example.com']);
+    await this.outcomes.record(run, [
+      { subscriberId: NO_ID, kind: 'delivered' },
+      { subscriberId: NO_ID, kind: 'skipped', reason: 'erased' },
+      { subscriberId: NO_ID, kind: 'deferred', smtpCode: 451 },
+    ]);
+    await this.ledger.nextWake(NO_ACCOUNT, NO_ID, 0);
+    await this.completion.completeIfFinished(NO_ACCOUNT, NO_ID);
   }
 }

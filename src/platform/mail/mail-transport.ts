@@ -84,6 +84,7 @@ const DEFAULT_POOL_SIZE = 8;
 export class MailTransport implements OnModuleDestroy {
   private readonly logger = new Logger(MailTransport.name);
   private readonly smtp: Transporter | undefined;
+  private warming: Promise<void> | undefined;
   private readonly composer: Transporter | undefined;
   private readonly operatorKey: DkimKey | undefined;
   /** Messages handed to the relay and not answered yet, and connection openings under way. */
@@ -217,13 +218,17 @@ export class MailTransport implements OnModuleDestroy {
 
   /**
    * Opens an SMTP connection and says EHLO, so the first real message does not pay for it;
-   * a failure is only logged (the relay may come up later).
+   * a failure is only logged (the relay may come up later). Once per process, however many
+   * warm-ups ask.
    */
-  async warmUp(): Promise<void> {
-    if (!this.smtp) return;
-    await this.smtp.verify().catch((error: unknown) => {
-      this.logger.warn(`SMTP relay not reachable yet: ${String(error)}`);
-    });
+  warmUp(): Promise<void> {
+    this.warming ??= this.smtp
+      ? this.smtp.verify().then(
+          () => undefined,
+          (error: unknown) => this.logger.warn(`SMTP relay not reachable yet: ${String(error)}`),
+        )
+      : Promise.resolve();
+    return this.warming;
   }
 
   /** The folder holding the stored copies under a storage key (see OutgoingMessage). */

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { WARM_UP_HOLD_MAX_MS } from '../settings';
 
 /**
@@ -8,14 +9,18 @@ import { WARM_UP_HOLD_MAX_MS } from '../settings';
  * the network (the relay's greeting) would hold the workers as long as the network does.
  */
 const pending: Promise<unknown>[] = [];
+const logger = new Logger('WorkerWarmUps');
 
 /**
- * Holds the queue workers back until `warmUp` has ended, however it ends (a warm-up is only an
- * optimisation). Called from a provider's onModuleInit, so that every warm-up is registered
- * before the first worker asks (they start in onApplicationBootstrap).
+ * Runs `warmUp` and holds the queue workers back until it has ended, however it ends: a
+ * warm-up is only an optimisation, so a failure is logged (naming `what` it warmed) and the
+ * workers start all the same. Called from a provider's onModuleInit, so that every warm-up is
+ * registered before the first worker asks (they start in onApplicationBootstrap).
  */
-export function holdQueueWorkersFor(warmUp: Promise<unknown>): void {
-  pending.push(warmUp.catch(() => undefined));
+export function holdQueueWorkersFor(what: string, warmUp: () => Promise<unknown>): void {
+  pending.push(
+    warmUp().catch((error: unknown) => logger.warn(`${what}: warm-up skipped: ${String(error)}`)),
+  );
 }
 
 /**
