@@ -24,6 +24,12 @@ export const PG_POOL_SIZE = 10;
 export const TRANSACTION_MAX_WAIT_MS = 10_000;
 export const TRANSACTION_TIMEOUT_MS = 30_000;
 
+/**
+ * The longest a process's boot waits for its first Prisma query (see PrismaService): its query
+ * compiler is loaded well within this, and a database slow to answer must not hold the boot.
+ */
+export const PRISMA_WARM_UP_MAX_MS = 2_000;
+
 // --- Writes that must land ---------------------------------------------------------------------
 
 /**

@@ -32,8 +32,8 @@ const NOTHING_CLAIMED: ClaimedMessage = {
 /**
  * Sends a message that does not exist through the send path when a worker starts: the claim,
  * the suppression read, the signing identity and the outcome write each run once, against ids
- * that match nothing. Their first use costs far more than any later one (Prisma loads its query
- * compiler, each connection prepares the named statements), and a cold worker paid it with
+ * that match nothing. Their first use costs far more than any later one (Prisma compiles each
+ * query shape, each connection prepares the named statements), and a cold worker paid it with
  * its first messages: every transactional message that came in meanwhile waited behind them.
  */
 @Injectable()

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { WARM_UP_HOLD_MAX_MS } from '../settings';
+import { waitAtMost } from '../timing/wait-at-most';
 
 /**
  * The warm-ups of this process's send paths (each worker module's first run of its statements
@@ -28,12 +29,7 @@ export function holdQueueWorkersFor(what: string, warmUp: () => Promise<unknown>
  * whichever comes first.
  */
 export async function warmUpsEnded(): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, WARM_UP_HOLD_MAX_MS);
-  });
-  await Promise.race([Promise.all(pending), limit]);
-  clearTimeout(timer);
+  await waitAtMost(Promise.all(pending), WARM_UP_HOLD_MAX_MS);
 }
 
 /** What a worker process logs (at info) once its queue workers take jobs: warm, and started. */
