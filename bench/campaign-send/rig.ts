@@ -1,6 +1,6 @@
 // What both modes of `npm run bench:campaign-send` are made of: the sink process and its
 // counts, the API process, worker processes (started as `npm run start:worker` starts them,
-// ready once BullMQ lists them on their queues), an account with a verified, DKIM-signing
+// ready once each has logged that it takes jobs), an account with a verified, DKIM-signing
 // sender domain and N subscribers, a campaign sent and followed to its end (or to a stall),
 // and the raw baseline (raw-blast.ts) in as many processes as Herald has workers.
 

@@ -28,7 +28,6 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { QUEUES } from '../../src/platform/queue/queue.module';
 import {
   createAccount,
   createCampaign,
@@ -46,7 +45,6 @@ import {
   Started,
   workerCommand,
 } from '../support/harness';
-import { queueWorkerCounts } from '../support/queue-workers';
 import type { LoadOrders, RouteName, RouteResult } from './cannon';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -111,21 +109,18 @@ function childrenOf(pid: number | undefined): number[] {
   }
 }
 
-const WORKER_QUEUES = [QUEUES.campaignFanout, QUEUES.campaignDelivery, QUEUES.transactional];
-
-/** Herald's processes for one mode, ready: /health answers and the workers are on their queues. */
+/**
+ * Herald's processes for one mode, ready: /health answers and the workers have logged that
+ * they take jobs (warm, their BullMQ workers running). Logs at info for that line alone: no
+ * request is logged at info.
+ */
 async function startHerald(
   mode: Mode,
   smtpUrl: string,
 ): Promise<{ base: string; processes: Started[]; groups: Record<string, () => number[]> }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const before = await queueWorkerCounts(
-    bench.env.QUEUE_PREFIX,
-    WORKER_QUEUES,
-    bench.env.DATABASE_URL,
-  );
-  const server = { PORT: String(port), SMTP_URL: smtpUrl };
+  const server = { PORT: String(port), SMTP_URL: smtpUrl, LOG_LEVEL: 'info' };
   let processes: Started[];
   let groups: Record<string, () => number[]>;
   if (mode === 'start') {
@@ -149,6 +144,7 @@ async function startHerald(
     const workerProcess = bench.start([...worker.args, 'dist/worker.js'], {
       ...worker.env,
       SMTP_URL: smtpUrl,
+      LOG_LEVEL: 'info',
     });
     processes = [apiProcess, workerProcess];
     groups = {
@@ -167,12 +163,11 @@ async function startHerald(
       (response) => response.ok,
       () => false,
     );
-    const workers = await queueWorkerCounts(
-      bench.env.QUEUE_PREFIX,
-      WORKER_QUEUES,
-      bench.env.DATABASE_URL,
-    );
-    if (healthy && workers.every((n, i) => n > before[i])) return { base, processes, groups };
+    // npm start's worker child writes to its parent's output.
+    const working = mode === 'start' ? processes : processes.slice(1);
+    if (healthy && working.every((started) => started.takingJobs())) {
+      return { base, processes, groups };
+    }
   }
 }
 
