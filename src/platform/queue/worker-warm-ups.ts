@@ -9,7 +9,7 @@ import { waitAtMost } from '../timing/wait-at-most';
  * every job behind it would wait. Only work on this host belongs here: a warm-up that waits on
  * the network (the relay's greeting) would hold the workers as long as the network does.
  */
-const pending: Promise<unknown>[] = [];
+const running = new Set<Promise<void>>();
 const logger = new Logger('WorkerWarmUps');
 
 /**
@@ -19,17 +19,23 @@ const logger = new Logger('WorkerWarmUps');
  * registered before the first worker asks (they start in onApplicationBootstrap).
  */
 export function holdQueueWorkersFor(what: string, warmUp: () => Promise<unknown>): void {
-  pending.push(
-    warmUp().catch((error: unknown) => logger.warn(`${what}: warm-up skipped: ${String(error)}`)),
-  );
+  const warming = warmUp()
+    .then(
+      () => undefined,
+      (error: unknown) => logger.warn(`${what}: warm-up skipped: ${String(error)}`),
+    )
+    // An ended warm-up holds nothing: only the running ones are kept (a process, or a test
+    // run building many, may start workers more than once).
+    .finally(() => running.delete(warming));
+  running.add(warming);
 }
 
 /**
- * Resolves once every warm-up registered so far has ended, or after WARM_UP_HOLD_MAX_MS,
- * whichever comes first.
+ * Resolves once every warm-up still running has ended, or after WARM_UP_HOLD_MAX_MS, whichever
+ * comes first.
  */
 export async function warmUpsEnded(): Promise<void> {
-  await waitAtMost(Promise.all(pending), WARM_UP_HOLD_MAX_MS);
+  await waitAtMost(Promise.all(running), WARM_UP_HOLD_MAX_MS);
 }
 
 /** What a worker process logs (at info) once its queue workers take jobs: warm, and started. */
