@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { Prisma } from '../../src/generated/prisma/client';
 import { CampaignAudienceSnapshot } from '../../src/campaigns/delivery/campaign-audience-snapshot';
 import { ErasureService } from '../../src/erasure/erasure.service';
@@ -8,12 +9,16 @@ import {
   ledgerRows,
   snapshotAll,
   startedCampaign,
+  startRun,
 } from '../support/campaign-ledger-fixtures';
 import { Tenant } from '../support/factories';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
 
 const EVERYONE = Prisma.sql`TRUE`;
+/** The advisory lock a test holds to keep a fan-out batch's transaction open. */
+const GATE = 7_261_001;
 
 /**
  * The fan-out's unit of work on PostgreSQL: the audience read in keyset batches into the
@@ -151,6 +156,57 @@ describe('campaign fan-out (audience snapshot)', () => {
       fanout_batches: 6,
       fanout_done: true,
     });
+  });
+
+  it('lets a batch’s delivery start while the next batch is being written', async () => {
+    const { tenant, accountId } = await audience(20);
+    const campaignId = await startedCampaign(ctx, tenant);
+    await fanout.snapshotBatch(accountId, campaignId, EVERYONE, 10, 10);
+
+    // The next batch's transaction holds the checkpoint's lock, then waits on a lock this
+    // test holds: a batch being written, for as long as the test wants.
+    const gate = new Client({ connectionString: env.config.database.directUrl });
+    await gate.connect();
+    try {
+      await gate.query('SELECT pg_advisory_lock($1)', [GATE]);
+      const writing = fanout.snapshotBatch(
+        accountId,
+        campaignId,
+        Prisma.sql`(SELECT true FROM (SELECT pg_advisory_xact_lock_shared(${GATE})) AS gate)`,
+        10,
+        10,
+      );
+      await waitFor(
+        async () =>
+          (
+            await env.sql(
+              `SELECT 1 FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event = 'advisory'`,
+            )
+          ).length > 0,
+        { message: 'the second batch never reached the gate' },
+      );
+
+      // Batch 0's delivery job starts its run meanwhile. The run's row refers to the campaign
+      // (a key-share lock on its row), which the checkpoint's lock must not refuse.
+      let started = false;
+      const run = startRun(ctx, accountId, campaignId, 0).then(() => (started = true));
+      const outcome = await waitFor(async () => {
+        if (started) return 'started';
+        const waiting = await env.sql(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+              AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO campaign_delivery_runs%'`,
+        );
+        return waiting.length > 0 && 'waiting for the fan-out’s batch to commit';
+      });
+      expect(outcome).toBe('started');
+      await run;
+
+      await gate.query('SELECT pg_advisory_unlock($1)', [GATE]);
+      expect(await writing).toEqual({ batches: [1], done: false });
+    } finally {
+      await gate.end();
+    }
   });
 
   it('snapshots only the segment’s members, with the segment’s compiled filter', async () => {

@@ -87,12 +87,18 @@ export const stalledCampaigns = (idleSeconds: number, limit: number) => Prisma.s
 export const sendingCampaigns = (limit: number) => Prisma.sql`
   SELECT account_id::text, id::text FROM campaigns WHERE status = 'sending' LIMIT ${limit}`;
 
-/** The fan-out checkpoint of a sending campaign, its row locked for the batch's transaction. */
+/**
+ * The fan-out checkpoint of a sending campaign, its row locked for the batch's transaction.
+ * NO KEY UPDATE, the lock the checkpoint's own UPDATE takes: it still excludes another fan-out
+ * of the campaign and every writer of the row, but not the key-share lock with which a new
+ * delivery run's foreign key checks that the campaign exists. FOR UPDATE would hold the start
+ * of every delivery job, the first message's included, until the batch being written commits.
+ */
 export const lockFanoutCheckpoint = (accountId: AccountId, id: string) => Prisma.sql`
   SELECT fanout_after_id, fanout_batches, fanout_done_at, segment_id, created_at
     FROM campaigns
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND status = 'sending'
-     FOR UPDATE`;
+     FOR NO KEY UPDATE`;
 
 /** Where the fan-out got to, and what it put into the ledger (plus erased skips) to count. */
 export interface FanoutAdvance extends LedgerIntake {
