@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { Client } from 'pg';
 import { HeraldConfig } from '../platform/config/config';
 import { CONFIG } from '../platform/config/config.module';
+import { waitAtMost } from '../platform/timing/wait-at-most';
 import {
   KEY_CHANGES_RECONNECT_MAX_MS,
   KEY_CHANGES_RECONNECT_MS,
@@ -37,12 +38,7 @@ export class ApiKeyChangeListener implements OnModuleInit, OnModuleDestroy {
 
   /** Waits briefly for the first connection, so the cache is on from the first request. */
   async onModuleInit(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const wait = new Promise(
-      (resolve) => (timer = setTimeout(resolve, KEY_CHANGES_CONNECT_WAIT_MS)),
-    );
-    await Promise.race([this.connect(), wait]);
-    clearTimeout(timer);
+    await waitAtMost(this.connect(), KEY_CHANGES_CONNECT_WAIT_MS);
   }
 
   async onModuleDestroy(): Promise<void> {
