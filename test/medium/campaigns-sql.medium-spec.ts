@@ -2,7 +2,9 @@ import { CampaignsRepository } from '../../src/campaigns/core/campaigns.reposito
 import { newId } from '../../src/platform/crypto/ids';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
 import { TestContext } from '../support/test-context';
+import { startRun } from '../support/campaign-ledger-fixtures';
 import { TestEnv } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
 
 /**
  * Every statement of campaigns.sql.ts through CampaignsRepository on PostgreSQL: each state
@@ -199,6 +201,40 @@ describe('campaigns.sql', () => {
     expect(await row(first.id)).toMatchObject({ recipientCount: 8, skippedErasedCount: 2 });
     expect(await row(second.id)).toMatchObject({ recipientCount: 3, skippedErasedCount: 1 });
     expect(await row(theirs.id)).toMatchObject({ recipientCount: 4, skippedErasedCount: 0 });
+  });
+
+  it('lets a delivery run of the campaign start while an erasure’s counts are uncommitted', async () => {
+    const campaign = await sending(accountId, { recipientCount: 3 });
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    let counted!: () => void;
+    const countsWritten = new Promise<void>((resolve) => (counted = resolve));
+    const erasing = ctx.prisma.$transaction(
+      async (tx) => {
+        await campaigns.countErasedSkips(accountId, [campaign.id], [1], tx);
+        counted();
+        await held;
+      },
+      { timeout: 30_000 },
+    );
+    await countsWritten;
+
+    // The run's row refers to the campaign (a key-share lock on its row), which the erasure's
+    // lock on the row must not refuse: a run waits for no erasure.
+    let started = false;
+    const starting = startRun(ctx, accountId, campaign.id).then(() => (started = true));
+    const outcome = await waitFor(async () => {
+      if (started) return 'started';
+      const waiting = await env.sql(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+            AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO campaign_delivery_runs%'`,
+      );
+      return waiting.length > 0 && 'waiting for the erasure to commit';
+    });
+    commit();
+    await Promise.all([starting, erasing]);
+    expect(outcome).toBe('started');
+    expect(await row(campaign.id)).toMatchObject({ recipientCount: 2, skippedErasedCount: 1 });
   });
 
   it('counts first opens and clicks, and each kind of feedback on its own counter', async () => {

@@ -124,11 +124,15 @@ export const advanceFanout = (accountId: AccountId, id: string, a: FanoutAdvance
          progress_at = now()
    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid`;
 
-/** Campaign rows in id order, the same order the delivery workers' writes take. */
+/**
+ * Campaign rows in id order, the same order the delivery workers' writes take. NO KEY UPDATE,
+ * the lock the counters' own UPDATE takes: FOR UPDATE would also refuse the key-share lock of
+ * a new delivery run's foreign key, so every run of these campaigns would wait for the erasure.
+ */
 export const lockInIdOrder = (accountId: AccountId, ids: string[]) => Prisma.sql`
   SELECT 1 FROM campaigns
    WHERE account_id = ${accountId}::uuid AND id = ANY(${ids}::uuid[])
-   ORDER BY id FOR UPDATE`;
+   ORDER BY id FOR NO KEY UPDATE`;
 
 /** Erasure: `n` recipients of each campaign move from `recipients` to `skipped_erased`. */
 export const countErasedSkips = (accountId: AccountId, ids: string[], counts: number[]) =>
