@@ -92,4 +92,8 @@ module.exports = {
   // replaced by a fresh one.
   workerIdleMemoryLimit: '1GB',
   testTimeout: 60000,
+  // Every TestEnv on the shared servers is written down; the run's end removes and names what
+  // a file's clean-up left behind (test/support/test-env-registry.ts).
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

@@ -1,30 +1,21 @@
 import { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import request from 'supertest';
 import { createHttpApp } from '../../src/http-app';
 import { KEY_CACHE_TTL_MS } from '../../src/auth/auth.settings';
 import { ALL_IN_ONE_WORKER_NICE } from '../../src/platform/cpu-priority';
-import { cli, freePort, processEnv, startNode, stop, waitForOk } from '../support/processes';
+import {
+  childrenOf,
+  cli,
+  freePort,
+  processEnv,
+  startNode,
+  stop,
+  waitForOk,
+} from '../support/processes';
 import { TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
-
-/** The processes whose parent is `pid`, read from /proc. */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        // Fields after the command's closing parenthesis: state, then the parent's pid.
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
 
 /** What an operator meets: the CLI, `npm start`, /health, /docs. */
 describe('operator CLI and the running server', () => {

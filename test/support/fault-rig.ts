@@ -99,23 +99,32 @@ export class FaultRig {
       RATE_LIMIT_SEND: '100000',
       ...options.env,
     };
-    // The way an operator migrates: the compiled migrator, against this instance's database.
-    await run(process.execPath, ['dist/platform/database/migrate-main.js'], {
-      cwd: ROOT,
-      env: processEnv(env, bouncerEnv),
-    });
-    const port = await freePort();
-    const api = HeraldProcess.start(
-      'api',
-      'api',
-      processEnv(env, { ...extraEnv, PORT: String(port), LOG_LEVEL: 'warn' }),
-    );
-    const base = `http://127.0.0.1:${port}`;
-    // Generous: fault cases start instances side by side on a busy machine.
-    await waitForOk(`${base}/health`, 120_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${api.tail()}`);
-    });
-    return new FaultRig(env, sink, api, base, extraEnv);
+    let api: HeraldProcess | undefined;
+    try {
+      // The way an operator migrates: the compiled migrator, against this instance's database.
+      await run(process.execPath, ['dist/platform/database/migrate-main.js'], {
+        cwd: ROOT,
+        env: processEnv(env, bouncerEnv),
+      });
+      const port = await freePort();
+      api = HeraldProcess.start(
+        'api',
+        'api',
+        processEnv(env, { ...extraEnv, PORT: String(port), LOG_LEVEL: 'warn' }),
+      );
+      const base = `http://127.0.0.1:${port}`;
+      // Generous: fault cases start instances side by side on a busy machine.
+      await waitForOk(`${base}/health`, 120_000).catch((error: Error) => {
+        throw new Error(`${error.message}\n${api!.tail()}`);
+      });
+      return new FaultRig(env, sink, api, base, extraEnv);
+    } catch (error) {
+      // The suite's clean-up never sees a rig that did not start: leave nothing behind here.
+      await api?.killWithChildren();
+      await env.dispose().catch(() => undefined);
+      await sink.close();
+      throw error;
+    }
   }
 
   /** A new worker process (`dist/worker.js`), with `env` added to the rig's. */
@@ -339,7 +348,7 @@ export class FaultRig {
   }
 
   async dispose(): Promise<void> {
-    await Promise.all([this.api, ...this.workers].map((process) => process.kill()));
+    await Promise.all([this.api, ...this.workers].map((process) => process.killWithChildren()));
     await this.env.dispose().catch(() => undefined);
     await this.sink.close();
   }

@@ -1,6 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { Scope, SCOPES } from '../../src/auth/scopes';
 import { AppOptions } from '../../src/app.module';
@@ -13,6 +12,7 @@ import { ResponseContract } from './contract/response-contract';
 import { Factories, Tenant } from './factories';
 import { waitFor } from './wait-for';
 import { hashTaggedPrefix } from '../../src/platform/redis/redis-clients';
+import { deleteRedisKeys, registerEnv } from './test-env-registry';
 
 const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -91,8 +91,27 @@ export class TestEnv {
       RATE_LIMIT_MAIL_AGENTS: '100000',
       ...overrides,
     });
+    const env = new TestEnv(config, databaseName, databaseServer, redisUrl);
+    // A throwaway server goes with everything on it; the shared ones are checked at the run's end.
+    if (databaseServer === SERVER_URL) {
+      const pattern = redisUrl === REDIS_URL ? env.keyPattern : undefined;
+      registerEnv({
+        databaseServer,
+        database: databaseName,
+        ...(pattern ? { redis: { server: redisUrl, pattern } } : {}),
+      });
+    }
     if (migrated) await migrate(config.database.directUrl);
-    return new TestEnv(config, databaseName, databaseServer, redisUrl);
+    return env;
+  }
+
+  /**
+   * The pattern of this env's keys on a single Redis server; undefined when it uses none, or a
+   * Sentinel group's or a Cluster's, which go with the servers a fault test throws away.
+   */
+  get keyPattern(): string | undefined {
+    if (this.config.redis?.kind !== 'single') return undefined;
+    return `${hashTaggedPrefix(this.config.queuePrefix)}:*`;
   }
 
   /**
@@ -100,26 +119,7 @@ export class TestEnv {
    * this Herald only (other suites share the server).
    */
   async flushRedis(): Promise<void> {
-    // No Redis in use, or a Sentinel group's or a Cluster's keys, which go with the servers a
-    // fault test throws away.
-    if (this.config.redis?.kind !== 'single') return;
-    const redis = new Redis(this.redisServer);
-    try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(
-          cursor,
-          'MATCH',
-          `${hashTaggedPrefix(this.config.queuePrefix)}:*`,
-          'COUNT',
-          500,
-        );
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    } finally {
-      redis.disconnect();
-    }
+    if (this.keyPattern) await deleteRedisKeys(this.redisServer, this.keyPattern);
   }
 
   /** Drops the database and every Redis key under this env's prefix. */

@@ -1,0 +1,106 @@
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+
+/**
+ * Every TestEnv a Jest run makes on the shared servers, written down as it is made, so that the
+ * run's end can check that each test file left nothing behind. A file whose clean-up did not
+ * drop its database or delete its Redis keys (a process of it still writing after the drop, a
+ * clean-up that never ran) is named, and what it left is removed: the next run, and the other
+ * users of the machine's servers, find the servers as they were.
+ */
+
+/** Set by the run's global setup; its children (Jest's workers) inherit it. */
+const RUN_VARIABLE = 'HERALD_TEST_RUN';
+const ROOT = join(__dirname, '../..');
+const DIRECTORY = join(ROOT, 'var/test-envs');
+
+export interface RegisteredEnv {
+  testPath: string;
+  databaseServer: string;
+  database: string;
+  /** Redis server and the pattern of this env's keys on it; absent when none is shared. */
+  redis?: { server: string; pattern: string };
+}
+
+export function beginRun(id: string): void {
+  process.env[RUN_VARIABLE] = id;
+  mkdirSync(DIRECTORY, { recursive: true });
+}
+
+/** Writes one env down (one line, appended: Jest's workers write to the same file). */
+export function registerEnv(env: Omit<RegisteredEnv, 'testPath'>): void {
+  const run = process.env[RUN_VARIABLE];
+  if (!run) return; // not under the Jest config (a script of its own)
+  const { testPath } = expect.getState();
+  const file = testPath ? relative(ROOT, testPath) : 'a test file';
+  appendFileSync(runFile(run), `${JSON.stringify({ ...env, testPath: file })}\n`);
+}
+
+/** What this run's files left on the shared servers, removed; one line per leftover. */
+export async function removeLeftovers(): Promise<string[]> {
+  const run = process.env[RUN_VARIABLE];
+  if (!run) return [];
+  let lines: string[];
+  try {
+    lines = readFileSync(runFile(run), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return []; // no TestEnv was made
+  }
+  const envs = lines.map((line) => JSON.parse(line) as RegisteredEnv);
+  const dropped = await dropPresent(envs);
+  const reports: string[] = [];
+  for (const env of envs) {
+    const left: string[] = dropped.has(env.database) ? [`database ${env.database}`] : [];
+    const keys = env.redis ? await deleteRedisKeys(env.redis.server, env.redis.pattern) : 0;
+    if (keys > 0) left.push(`${keys} Redis key${keys === 1 ? '' : 's'} (${env.redis!.pattern})`);
+    if (left.length) reports.push(`${env.testPath} left ${left.join(' and ')} behind`);
+  }
+  rmSync(runFile(run), { force: true });
+  return reports;
+}
+
+/** Deletes the keys matching `pattern` on a Redis server; answers how many there were. */
+export async function deleteRedisKeys(server: string, pattern: string): Promise<number> {
+  const redis = new Redis(server);
+  let deleted = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length) deleted += await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+function runFile(run: string): string {
+  return join(DIRECTORY, `${run}.jsonl`);
+}
+
+/** Drops the envs' databases that still exist; answers their names. */
+async function dropPresent(envs: RegisteredEnv[]): Promise<Set<string>> {
+  const dropped = new Set<string>();
+  for (const server of new Set(envs.map((env) => env.databaseServer))) {
+    const names = envs.filter((env) => env.databaseServer === server).map((env) => env.database);
+    const admin = new Client({ connectionString: `${server}/postgres` });
+    await admin.connect();
+    try {
+      const present = await admin.query<{ datname: string }>(
+        'SELECT datname FROM pg_database WHERE datname = ANY($1)',
+        [names],
+      );
+      for (const { datname } of present.rows) {
+        await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+        dropped.add(datname);
+      }
+    } finally {
+      await admin.end();
+    }
+  }
+  return dropped;
+}
