@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { ROOT } from './processes';
+import { alive, childrenOf, ROOT } from './processes';
 import { waitFor } from './wait-for';
 
 /**
@@ -37,9 +37,6 @@ export class HeraldProcess {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // A process group of its own, which the processes it starts (npm start's worker child)
-      // join: the clean-up can end them all, not only this one.
-      detached: true,
     });
     this.child.stdout!.on('data', (chunk: Buffer) => this.keep(chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => this.keep(chunk));
@@ -79,15 +76,23 @@ export class HeraldProcess {
   }
 
   /**
-   * SIGKILL to it and every process it started, then waits until they are all gone: a test's
-   * clean-up. Killed alone, npm start's API leaves its worker child closing for up to the
-   * shutdown grace, still writing to the database and Redis keys the clean-up is removing.
+   * SIGKILL to it and to the processes it started, then waits until they are all gone: a
+   * test's clean-up. Killed alone, npm start's API leaves its worker child closing for up to
+   * the shutdown grace, still writing to the database and Redis keys the clean-up removes.
    */
   async killWithChildren(): Promise<void> {
-    this.ending = true;
-    signalGroup(this.pid, 'SIGKILL');
+    if (!this.running) return;
+    const children = childrenOf(this.pid);
+    this.killNow();
+    for (const pid of children) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // ended meanwhile
+      }
+    }
     await this.exit;
-    await waitFor(() => !signalGroup(this.pid, 0), {
+    await waitFor(() => !children.some(alive), {
       message: `${this.name}'s processes outlived SIGKILL`,
     });
   }
@@ -127,15 +132,5 @@ export class HeraldProcess {
     this.output.push(chunk.toString());
     // Bounded: a process that logs a line per message must not fill the test's memory.
     if (this.output.length > 2000) this.output.splice(0, 1000);
-  }
-}
-
-/** Sends `signal` to every process of the group `leader` leads; false when there is none left. */
-function signalGroup(leader: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-leader, signal);
-    return true;
-  } catch {
-    return false; // ESRCH: the group is empty
   }
 }
