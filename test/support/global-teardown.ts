@@ -6,5 +6,5 @@ import { removeLeftovers } from './test-env-registry';
  */
 export default async function globalTeardown(): Promise<void> {
   const reports = await removeLeftovers();
-  for (const report of reports) process.stderr.write(`[test clean-up] ${report}; removed\n`);
+  for (const report of reports) process.stderr.write(`[test clean-up] ${report}\n`);
 }

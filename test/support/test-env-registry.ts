@@ -52,7 +52,8 @@ export async function removeLeftovers(): Promise<string[]> {
   const dropped = await dropPresent(envs);
   const reports: string[] = [];
   for (const env of envs) {
-    const left: string[] = dropped.has(env.database) ? [`database ${env.database}`] : [];
+    const database = dropped.get(env.database);
+    const left: string[] = database ? [database] : [];
     const keys = env.redis ? await deleteRedisKeys(env.redis.server, env.redis.pattern) : 0;
     if (keys > 0) left.push(`${keys} Redis key${keys === 1 ? '' : 's'} (${env.redis!.pattern})`);
     if (left.length) reports.push(`${env.testPath} left ${left.join(' and ')} behind`);
@@ -82,9 +83,9 @@ function runFile(run: string): string {
   return join(DIRECTORY, `${run}.jsonl`);
 }
 
-/** Drops the envs' databases that still exist; answers their names. */
-async function dropPresent(envs: RegisteredEnv[]): Promise<Set<string>> {
-  const dropped = new Set<string>();
+/** Drops the envs' databases that still exist; answers what became of each, by name. */
+async function dropPresent(envs: RegisteredEnv[]): Promise<Map<string, string>> {
+  const dropped = new Map<string, string>();
   for (const server of new Set(envs.map((env) => env.databaseServer))) {
     const names = envs.filter((env) => env.databaseServer === server).map((env) => env.database);
     const admin = new Client({ connectionString: `${server}/postgres` });
@@ -95,8 +96,15 @@ async function dropPresent(envs: RegisteredEnv[]): Promise<Set<string>> {
         [names],
       );
       for (const { datname } of present.rows) {
-        await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-        dropped.add(datname);
+        // Reported either way; a drop that fails is said, not thrown (the run's tests are done).
+        const failed = await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).then(
+          () => undefined,
+          (error: Error) => error.message,
+        );
+        dropped.set(
+          datname,
+          failed ? `database ${datname} (not dropped: ${failed})` : `database ${datname}`,
+        );
       }
     } finally {
       await admin.end();
