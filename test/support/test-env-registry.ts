@@ -1,14 +1,14 @@
-import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 
 /**
- * Every TestEnv a Jest run makes on the shared servers, written down as it is made, so that the
- * run's end can check that each test file left nothing behind. A file whose clean-up did not
- * drop its database or delete its Redis keys (a process of it still writing after the drop, a
- * clean-up that never ran) is named, and what it left is removed: the next run, and the other
- * users of the machine's servers, find the servers as they were.
+ * Every TestEnv a Jest run makes, written down as it is made, so that the run's end can check
+ * that each test file left nothing behind. A file whose clean-up did not end its Herald
+ * processes, drop its database or delete its Redis keys (a process of it still writing after
+ * the drop, a clean-up that never ran) is named, and what it left is removed: the next run,
+ * and the other users of the machine, find it as it was.
  */
 
 /** Set by the run's global setup; its children (Jest's workers) inherit it. */
@@ -18,8 +18,10 @@ const DIRECTORY = join(ROOT, 'var/test-envs');
 
 export interface RegisteredEnv {
   testPath: string;
-  databaseServer: string;
-  database: string;
+  /** QUEUE_PREFIX of the env: every Herald process of it has it in its environment. */
+  queuePrefix: string;
+  /** Its database on the shared server; absent on a throwaway one, which goes with it. */
+  database?: { server: string; name: string };
   /** Redis server and the pattern of this env's keys on it; absent when none is shared. */
   redis?: { server: string; pattern: string };
 }
@@ -49,17 +51,50 @@ export async function removeLeftovers(): Promise<string[]> {
     return []; // no TestEnv was made
   }
   const envs = lines.map((line) => JSON.parse(line) as RegisteredEnv);
+  // Processes first: one still running would write again what is removed after it.
+  const processes = killProcessesOf(envs);
   const dropped = await dropPresent(envs);
   const reports: string[] = [];
   for (const env of envs) {
-    const database = dropped.get(env.database);
-    const left: string[] = database ? [database] : [];
+    const left = processes.get(env.queuePrefix) ?? [];
+    const database = env.database && dropped.get(env.database.name);
+    if (database) left.push(database);
     const keys = env.redis ? await deleteRedisKeys(env.redis.server, env.redis.pattern) : 0;
     if (keys > 0) left.push(`${keys} Redis key${keys === 1 ? '' : 's'} (${env.redis!.pattern})`);
-    if (left.length) reports.push(`${env.testPath} left ${left.join(' and ')} behind`);
+    if (left.length) reports.push(`${env.testPath} left ${left.join(', ')} behind`);
   }
   rmSync(runFile(run), { force: true });
   return reports;
+}
+
+/**
+ * SIGKILL to every process started with one of the envs' queue prefixes in its environment
+ * (a Herald process of a test, or a child it forked); answers them by prefix.
+ */
+function killProcessesOf(envs: RegisteredEnv[]): Map<string, string[]> {
+  const prefixes = new Set(envs.map((env) => env.queuePrefix));
+  const killed = new Map<string, string[]>();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let environment: string[];
+    let command: string;
+    try {
+      environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    } catch {
+      continue; // ended meanwhile, or not ours to read
+    }
+    const prefix = environment
+      .find((entry) => entry.startsWith('QUEUE_PREFIX='))
+      ?.slice('QUEUE_PREFIX='.length);
+    if (!prefix || !prefixes.has(prefix)) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      continue; // ended meanwhile
+    }
+    killed.set(prefix, [...(killed.get(prefix) ?? []), `process ${pid} (${command})`]);
+  }
+  return killed;
 }
 
 /** Deletes the keys matching `pattern` on a Redis server; answers how many there were. */
@@ -86,8 +121,9 @@ function runFile(run: string): string {
 /** Drops the envs' databases that still exist; answers what became of each, by name. */
 async function dropPresent(envs: RegisteredEnv[]): Promise<Map<string, string>> {
   const dropped = new Map<string, string>();
-  for (const server of new Set(envs.map((env) => env.databaseServer))) {
-    const names = envs.filter((env) => env.databaseServer === server).map((env) => env.database);
+  const databases = envs.flatMap((env) => (env.database ? [env.database] : []));
+  for (const server of new Set(databases.map((database) => database.server))) {
+    const names = databases.filter((database) => database.server === server).map((d) => d.name);
     const admin = new Client({ connectionString: `${server}/postgres` });
     await admin.connect();
     try {

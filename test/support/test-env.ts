@@ -92,15 +92,16 @@ export class TestEnv {
       ...overrides,
     });
     const env = new TestEnv(config, databaseName, databaseServer, redisUrl);
-    // A throwaway server goes with everything on it; the shared ones are checked at the run's end.
-    if (databaseServer === SERVER_URL) {
-      const pattern = redisUrl === REDIS_URL ? env.keyPattern : undefined;
-      registerEnv({
-        databaseServer,
-        database: databaseName,
-        ...(pattern ? { redis: { server: redisUrl, pattern } } : {}),
-      });
-    }
+    // Checked at the run's end: its processes, and what it has on the shared servers (a
+    // throwaway server goes with everything on it).
+    const pattern = redisUrl === REDIS_URL ? env.keyPattern : undefined;
+    registerEnv({
+      queuePrefix: config.queuePrefix,
+      ...(databaseServer === SERVER_URL
+        ? { database: { server: databaseServer, name: databaseName } }
+        : {}),
+      ...(pattern ? { redis: { server: redisUrl, pattern } } : {}),
+    });
     if (migrated) await migrate(config.database.directUrl);
     return env;
   }
