@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'no
 import { join, relative } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { waitFor } from './wait-for';
 
 /**
  * Every TestEnv a Jest run makes, written down as it is made, so that the run's end can check
@@ -40,7 +41,7 @@ export function registerEnv(env: Omit<RegisteredEnv, 'testPath'>): void {
   appendFileSync(runFile(run), `${JSON.stringify({ ...env, testPath: file })}\n`);
 }
 
-/** What this run's files left on the shared servers, removed; one line per leftover. */
+/** What this run's files left behind (processes, databases, keys), removed; a line per file. */
 export async function removeLeftovers(): Promise<string[]> {
   const run = process.env[RUN_VARIABLE];
   if (!run) return [];
@@ -51,8 +52,8 @@ export async function removeLeftovers(): Promise<string[]> {
     return []; // no TestEnv was made
   }
   const envs = lines.map((line) => JSON.parse(line) as RegisteredEnv);
-  // Processes first: one still running would write again what is removed after it.
-  const processes = killProcessesOf(envs);
+  // Processes first, and gone: one still running would write again what is removed after it.
+  const processes = await killProcessesOf(envs);
   const dropped = await dropPresent(envs);
   const reports: string[] = [];
   for (const env of envs) {
@@ -69,11 +70,13 @@ export async function removeLeftovers(): Promise<string[]> {
 
 /**
  * SIGKILL to every process started with one of the envs' queue prefixes in its environment
- * (a Herald process of a test, or a child it forked); answers them by prefix.
+ * (a Herald process of a test, or a child it forked), waited for until they are gone; answers
+ * them by prefix.
  */
-function killProcessesOf(envs: RegisteredEnv[]): Map<string, string[]> {
+async function killProcessesOf(envs: RegisteredEnv[]): Promise<Map<string, string[]>> {
   const prefixes = new Set(envs.map((env) => env.queuePrefix));
   const killed = new Map<string, string[]>();
+  const pids: string[] = [];
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     let environment: string[];
     let command: string;
@@ -92,9 +95,23 @@ function killProcessesOf(envs: RegisteredEnv[]): Map<string, string[]> {
     } catch {
       continue; // ended meanwhile
     }
+    pids.push(pid);
     killed.set(prefix, [...(killed.get(prefix) ?? []), `process ${pid} (${command})`]);
   }
+  // Reported either way; one that outlives SIGKILL (a stuck kernel call) is not worth failing
+  // a run whose tests are done.
+  await waitFor(() => pids.every(ended)).catch(() => undefined);
   return killed;
+}
+
+/** No such process, or one that has ended and waits only to be reaped (a zombie). */
+function ended(pid: string): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
 }
 
 /** Deletes the keys matching `pattern` on a Redis server; answers how many there were. */
