@@ -9,7 +9,7 @@ import {
   ledgerRows,
   snapshotAll,
   startedCampaign,
-  startRun,
+  startRunBeside,
 } from '../support/campaign-ledger-fixtures';
 import { Tenant } from '../support/factories';
 import { TestContext } from '../support/test-context';
@@ -189,16 +189,13 @@ describe('campaign fan-out (audience snapshot)', () => {
 
       // Batch 0's delivery job starts its run meanwhile. The run's row refers to the campaign
       // (a key-share lock on its row), which the checkpoint's lock must not refuse.
-      let started = false;
-      const run = startRun(ctx, accountId, campaignId, 0).then(() => (started = true));
-      const outcome = await waitFor(async () => {
-        if (started) return 'started';
-        const waiting = await env.sql(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-              AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO campaign_delivery_runs%'`,
-        );
-        return waiting.length > 0 && 'waiting for the fan-out’s batch to commit';
-      });
+      const { outcome, run } = await startRunBeside(
+        ctx,
+        env,
+        accountId,
+        campaignId,
+        'waiting for the fan-out’s batch to commit',
+      );
       expect(outcome).toBe('started');
       await run;
 

@@ -2,9 +2,8 @@ import { CampaignsRepository } from '../../src/campaigns/core/campaigns.reposito
 import { newId } from '../../src/platform/crypto/ids';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
 import { TestContext } from '../support/test-context';
-import { startRun } from '../support/campaign-ledger-fixtures';
+import { startRunBeside } from '../support/campaign-ledger-fixtures';
 import { TestEnv } from '../support/test-env';
-import { waitFor } from '../support/wait-for';
 
 /**
  * Every statement of campaigns.sql.ts through CampaignsRepository on PostgreSQL: each state
@@ -221,18 +220,15 @@ describe('campaigns.sql', () => {
 
     // The run's row refers to the campaign (a key-share lock on its row), which the erasure's
     // lock on the row must not refuse: a run waits for no erasure.
-    let started = false;
-    const starting = startRun(ctx, accountId, campaign.id).then(() => (started = true));
-    const outcome = await waitFor(async () => {
-      if (started) return 'started';
-      const waiting = await env.sql(
-        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-            AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO campaign_delivery_runs%'`,
-      );
-      return waiting.length > 0 && 'waiting for the erasure to commit';
-    });
+    const { outcome, run } = await startRunBeside(
+      ctx,
+      env,
+      accountId,
+      campaign.id,
+      'waiting for the erasure to commit',
+    );
     commit();
-    await Promise.all([starting, erasing]);
+    await Promise.all([run, erasing]);
     expect(outcome).toBe('started');
     expect(await row(campaign.id)).toMatchObject({ recipientCount: 2, skippedErasedCount: 1 });
   });
