@@ -196,7 +196,7 @@ describe('campaign fan-out (audience snapshot)', () => {
         campaignId,
         'waiting for the fan-out’s batch to commit',
       );
-      expect(outcome).toBe('started');
+      expect(outcome).toBe('settled');
       await run;
 
       await gate.query('SELECT pg_advisory_unlock($1)', [GATE]);

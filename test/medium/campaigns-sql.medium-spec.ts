@@ -229,7 +229,7 @@ describe('campaigns.sql', () => {
     );
     commit();
     await Promise.all([run, erasing]);
-    expect(outcome).toBe('started');
+    expect(outcome).toBe('settled');
     expect(await row(campaign.id)).toMatchObject({ recipientCount: 2, skippedErasedCount: 1 });
   });
 

@@ -11,7 +11,6 @@ import { CampaignsService } from '../../src/campaigns/definition/campaigns.servi
 import { Tenant } from './factories';
 import { TestContext } from './test-context';
 import type { TestEnv } from './test-env';
-import { waitFor } from './wait-for';
 
 /** One ledger row as a test compares it. */
 export interface LedgerRow {
@@ -125,7 +124,7 @@ export function startRun(
 
 /**
  * Starts a run of the batch while the test holds some other transaction open, and tells which
- * came first: the run started ('started'), or its row's insert was seen waiting for a lock
+ * came first: the run started ('settled'), or its row's insert was seen waiting for a lock
  * (`waiting`, the test's words for what it waits on). `run` settles once the run has started.
  */
 export async function startRunBeside(
@@ -135,19 +134,8 @@ export async function startRunBeside(
   campaignId: string,
   waiting: string,
 ): Promise<{ outcome: string; run: Promise<RunIdentity> }> {
-  let started = false;
-  const run = startRun(ctx, accountId, campaignId).then((identity) => {
-    started = true;
-    return identity;
-  });
-  const outcome = await waitFor(async () => {
-    if (started) return 'started';
-    const waiters = await env.sql(
-      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-          AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO campaign_delivery_runs%'`,
-    );
-    return waiters.length > 0 && waiting;
-  });
+  const run = startRun(ctx, accountId, campaignId);
+  const outcome = await env.settledOrWaiting(run, '%INSERT INTO campaign_delivery_runs%', waiting);
   return { outcome, run };
 }
 

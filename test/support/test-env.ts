@@ -153,6 +153,31 @@ export class TestEnv {
     );
   }
 
+  /**
+   * Which comes first: `work` settling ('settled'), or a statement of this database whose text
+   * is LIKE `statementLike` seen waiting for a lock (`waiting`, the test's words for what it
+   * waits on). For a test that holds a lock on purpose and asks whether `work` must wait for
+   * it. `work` goes on either way: the caller awaits it once it has let go of what it holds.
+   */
+  async settledOrWaiting(
+    work: Promise<unknown>,
+    statementLike: string,
+    waiting: string,
+  ): Promise<string> {
+    let settled = false;
+    const markSettled = () => (settled = true);
+    work.then(markSettled, markSettled);
+    return waitFor(async () => {
+      if (settled) return 'settled';
+      const waiters = await this.sql(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+            AND wait_event_type = 'Lock' AND query LIKE $1`,
+        [statementLike],
+      );
+      return waiters.length > 0 && waiting;
+    });
+  }
+
   async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
     const client = new Client({ connectionString: this.config.database.directUrl });
     await client.connect();
