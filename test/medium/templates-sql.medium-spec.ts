@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
 import { TemplatesRepository } from '../../src/templates/templates.repository';
+import { lockTemplate } from '../../src/templates/templates.sql';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
@@ -8,7 +9,8 @@ import { waitFor } from '../support/wait-for';
 /**
  * The statement of templates.sql.ts through TemplatesRepository on PostgreSQL: an update
  * reads its template under a row lock, so two concurrent changes each see the other's result
- * (a template never loses both bodies), and another account's template is never read.
+ * (a template never loses both bodies), and another account's template is never read; and
+ * that lock leaves the row's key alone, so campaigns can take the template up meanwhile.
  */
 describe('templates.sql', () => {
   let env: TestEnv;
@@ -79,5 +81,32 @@ describe('templates.sql', () => {
       html: null,
       text: 'Hi',
     });
+  });
+
+  it('lets a campaign take the template up while a change of the template is uncommitted', async () => {
+    const template = await ctx.make.template(accountId);
+    let lockTaken: () => void = () => undefined;
+    const taken = new Promise<void>((resolve) => (lockTaken = resolve));
+    let commit: () => void = () => undefined;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    const change = ctx.prisma.$transaction(async (tx) => {
+      expect(await tx.$queryRaw(lockTemplate(accountId, template.id))).toHaveLength(1);
+      lockTaken();
+      await committed;
+    });
+    await taken;
+
+    // The campaign's row refers to the template (a key-share lock on its row), which the
+    // change's lock must not refuse: a PATCH of a template holds up no campaign.
+    const creating = ctx.make.campaign(accountId, { templateId: template.id });
+    const outcome = await env.settledOrWaiting(
+      creating,
+      '%INSERT INTO%campaigns%',
+      'waiting for the template’s change to commit',
+    );
+    commit();
+    await Promise.all([change, creating]);
+    expect(outcome).toBe('settled');
+    expect(await ctx.prisma.campaign.count({ where: { templateId: template.id } })).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
 import { UsersRepository } from '../../src/dashboard/people/users.repository';
+import { SessionsService } from '../../src/dashboard/sessions/sessions.service';
 import { newId } from '../../src/platform/crypto/ids';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
 import { TestContext } from '../support/test-context';
@@ -8,7 +9,8 @@ import { waitFor } from '../support/wait-for';
 /**
  * The owner lock of users.sql.ts through UsersRepository on PostgreSQL: it returns the
  * account's owners and no one else, and a second change of owners waits for the first and
- * sees its result, so two demotions at once cannot leave an account without an owner.
+ * sees its result, so two demotions at once cannot leave an account without an owner; and that
+ * lock leaves the rows' keys alone, so the owners can sign in meanwhile.
  */
 describe('users.sql', () => {
   let env: TestEnv;
@@ -62,12 +64,40 @@ describe('users.sql', () => {
     });
     const secondLook = ctx.prisma.$transaction((tx) => users.lockOwners(account, tx));
     await env.waitForLockWaiter(
-      '%FROM users%FOR UPDATE%',
+      '%FROM users%FOR NO KEY UPDATE%',
       'the second change never waited for the first',
     );
     release();
     await demotion;
     expect(await secondLook).toEqual([second]);
+  });
+
+  it('lets an owner sign in while a change of owners is uncommitted', async () => {
+    const account = parseAccountId(await ctx.make.account('Sign-in beside a demotion'));
+    const [first, second] = [await person(account, 'owner'), await person(account, 'owner')];
+    let commit: () => void = () => undefined;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    const demotion = ctx.prisma.$transaction(async (tx) => {
+      await users.lockOwners(account, tx);
+      await users.setRole(account, first, 'member', tx);
+      await committed;
+    });
+    await waitFor(() => ownerLockHeld(account), {
+      message: 'the demotion never took the lock',
+    });
+
+    // The session's row refers to its user (a key-share lock on the user's row), which the
+    // owners' lock must not refuse: a change of roles holds up no one's sign-in.
+    const signingIn = ctx.get(SessionsService).start({ id: second, accountId: account });
+    const outcome = await env.settledOrWaiting(
+      signingIn,
+      '%INSERT INTO%sessions%',
+      'waiting for the demotion to commit',
+    );
+    commit();
+    await Promise.all([demotion, signingIn]);
+    expect(outcome).toBe('settled');
+    expect(await ctx.prisma.session.count({ where: { userId: second } })).toBe(1);
   });
 
   /** Whether another transaction holds the account's owners' rows locked. */
