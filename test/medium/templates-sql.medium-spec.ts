@@ -94,7 +94,8 @@ describe('templates.sql', () => {
       lockTaken();
       await committed;
     });
-    await taken;
+    // A change that failed before it took the lock ends the wait too, with its error.
+    await Promise.race([taken, change]);
 
     // The campaign's row refers to the template (a key-share lock on its row), which the
     // change's lock must not refuse: a PATCH of a template holds up no campaign.
