@@ -4,6 +4,7 @@ import { AccountId, parseAccountId } from '../../src/platform/database/account-i
 import { TestContext } from '../support/test-context';
 import { startRunBeside } from '../support/campaign-ledger-fixtures';
 import { TestEnv } from '../support/test-env';
+import { latch } from '../support/wait-for';
 
 /**
  * Every statement of campaigns.sql.ts through CampaignsRepository on PostgreSQL: each state
@@ -204,19 +205,17 @@ describe('campaigns.sql', () => {
 
   it('lets a delivery run of the campaign start while an erasure’s counts are uncommitted', async () => {
     const campaign = await sending(accountId, { recipientCount: 3 });
-    let commit!: () => void;
-    const held = new Promise<void>((resolve) => (commit = resolve));
-    let counted!: () => void;
-    const countsWritten = new Promise<void>((resolve) => (counted = resolve));
+    const commit = latch();
+    const countsWritten = latch();
     const erasing = ctx.prisma.$transaction(
       async (tx) => {
         await campaigns.countErasedSkips(accountId, [campaign.id], [1], tx);
-        counted();
-        await held;
+        countsWritten.open();
+        await commit.opened;
       },
       { timeout: 30_000 },
     );
-    await countsWritten;
+    await countsWritten.opened;
 
     // The run's row refers to the campaign (a key-share lock on its row), which the erasure's
     // lock on the row must not refuse: a run waits for no erasure.
@@ -227,7 +226,7 @@ describe('campaigns.sql', () => {
       campaign.id,
       'waiting for the erasure to commit',
     );
-    commit();
+    commit.open();
     await Promise.all([run, erasing]);
     expect(outcome).toBe('settled');
     expect(await row(campaign.id)).toMatchObject({ recipientCount: 2, skippedErasedCount: 1 });

@@ -6,7 +6,7 @@ import { newId } from '../../src/platform/crypto/ids';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
-import { waitFor } from '../support/wait-for';
+import { latch, waitFor } from '../support/wait-for';
 
 /**
  * The statements of feedback.sql.ts through FeedbackRepository on PostgreSQL: a report is
@@ -98,14 +98,13 @@ describe('feedback.sql', () => {
 
   it('makes a second report about the message wait, then see the first one', async () => {
     const { located, key } = message();
-    let releaseFirst!: () => void;
-    const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const releaseFirst = latch();
     let firstLocked = false;
     const first = feedback.transaction(async (tx) => {
       await feedback.lockMessage(tx, key);
       firstLocked = true;
       const before = await feedback.seen(tx, accountId, key, 'hard_bounce');
-      await firstHolds;
+      await releaseFirst.opened;
       await feedback.record(tx, located, report('hard_bounce'), key);
       return before;
     });
@@ -123,7 +122,7 @@ describe('feedback.sql', () => {
       );
       return waiting.length > 0;
     });
-    releaseFirst();
+    releaseFirst.open();
     expect(await Promise.all([first, second])).toEqual([false, true]);
   });
 });

@@ -6,7 +6,7 @@ import { PgPool } from '../../src/platform/database/pg-pool';
 import { FileStore } from '../../src/platform/storage/file-store';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
-import { waitFor } from '../support/wait-for';
+import { latch, waitFor } from '../support/wait-for';
 
 /**
  * The statements of imports.sql.ts through ImportsRepository on PostgreSQL: an import starts
@@ -106,8 +106,7 @@ describe('imports.sql', () => {
   it('makes a second runner wait on the checkpoint, then see it moved', async () => {
     const id = await queued();
     await imports.start(accountId, id);
-    let releaseFirst!: () => void;
-    const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const releaseFirst = latch();
     let firstLocked = false;
     const first = pool.transaction(async (client) => {
       expect(await imports.lockCheckpoint(client, accountId, id)).toEqual({
@@ -115,7 +114,7 @@ describe('imports.sql', () => {
         status: 'running',
       });
       firstLocked = true;
-      await firstHolds;
+      await releaseFirst.opened;
       await imports.advance(client, accountId, id, 4, { ...none, created: 4 }, []);
     });
     await waitFor(() => firstLocked);
@@ -131,7 +130,7 @@ describe('imports.sql', () => {
       return waiting.length > 0;
     });
     expect(secondSaw).toBeUndefined();
-    releaseFirst();
+    releaseFirst.open();
     await Promise.all([first, second]);
     expect(secondSaw).toEqual({ rowsProcessed: 4, status: 'running' });
     expect(await pool.transaction((c) => imports.lockCheckpoint(c, otherId, id))).toBeUndefined();

@@ -4,7 +4,7 @@ import { TemplatesRepository } from '../../src/templates/templates.repository';
 import { lockTemplate } from '../../src/templates/templates.sql';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
-import { waitFor } from '../support/wait-for';
+import { latch, waitFor } from '../support/wait-for';
 
 /**
  * The statement of templates.sql.ts through TemplatesRepository on PostgreSQL: an update
@@ -85,17 +85,15 @@ describe('templates.sql', () => {
 
   it('lets a campaign take the template up while a change of the template is uncommitted', async () => {
     const template = await ctx.make.template(accountId);
-    let lockTaken: () => void = () => undefined;
-    const taken = new Promise<void>((resolve) => (lockTaken = resolve));
-    let commit: () => void = () => undefined;
-    const committed = new Promise<void>((resolve) => (commit = resolve));
+    const lockTaken = latch();
+    const commit = latch();
     const change = ctx.prisma.$transaction(async (tx) => {
       expect(await tx.$queryRaw(lockTemplate(accountId, template.id))).toHaveLength(1);
-      lockTaken();
-      await committed;
+      lockTaken.open();
+      await commit.opened;
     });
     // A change that failed before it took the lock ends the wait too, with its error.
-    await Promise.race([taken, change]);
+    await Promise.race([lockTaken.opened, change]);
 
     // The campaign's row refers to the template (a key-share lock on its row), which the
     // change's lock must not refuse: a PATCH of a template holds up no campaign.
@@ -105,7 +103,7 @@ describe('templates.sql', () => {
       '%INSERT INTO%campaigns%',
       'waiting for the template’s change to commit',
     );
-    commit();
+    commit.open();
     await Promise.all([change, creating]);
     expect(outcome).toBe('settled');
     expect(await ctx.prisma.campaign.count({ where: { templateId: template.id } })).toBe(1);

@@ -4,7 +4,7 @@ import { newId } from '../../src/platform/crypto/ids';
 import { AccountId, parseAccountId } from '../../src/platform/database/account-id';
 import { TestContext } from '../support/test-context';
 import { TestEnv } from '../support/test-env';
-import { waitFor } from '../support/wait-for';
+import { latch, waitFor } from '../support/wait-for';
 
 /**
  * The owner lock of users.sql.ts through UsersRepository on PostgreSQL: it returns the
@@ -49,42 +49,19 @@ describe('users.sql', () => {
   });
 
   it('makes a second change of owners wait for the first and see what it did', async () => {
-    const account = parseAccountId(await ctx.make.account('Two demotions'));
-    const [first, second] = [await person(account, 'owner'), await person(account, 'owner')];
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-
-    const demotion = ctx.prisma.$transaction(async (tx) => {
-      expect((await users.lockOwners(account, tx)).sort()).toEqual([first, second].sort());
-      await users.setRole(account, first, 'member', tx);
-      await released;
-    });
-    await waitFor(() => ownerLockHeld(account), {
-      message: 'the first demotion never took the lock',
-    });
+    const { account, second, commit, demotion } = await demotionHeld('Two demotions');
     const secondLook = ctx.prisma.$transaction((tx) => users.lockOwners(account, tx));
     await env.waitForLockWaiter(
       '%FROM users%FOR NO KEY UPDATE%',
       'the second change never waited for the first',
     );
-    release();
+    commit.open();
     await demotion;
     expect(await secondLook).toEqual([second]);
   });
 
   it('lets an owner sign in while a change of owners is uncommitted', async () => {
-    const account = parseAccountId(await ctx.make.account('Sign-in beside a demotion'));
-    const [first, second] = [await person(account, 'owner'), await person(account, 'owner')];
-    let commit: () => void = () => undefined;
-    const committed = new Promise<void>((resolve) => (commit = resolve));
-    const demotion = ctx.prisma.$transaction(async (tx) => {
-      await users.lockOwners(account, tx);
-      await users.setRole(account, first, 'member', tx);
-      await committed;
-    });
-    await waitFor(() => ownerLockHeld(account), {
-      message: 'the demotion never took the lock',
-    });
+    const { account, second, commit, demotion } = await demotionHeld('Sign-in beside a demotion');
 
     // The session's row refers to its user (a key-share lock on the user's row), which the
     // owners' lock must not refuse: a change of roles holds up no one's sign-in.
@@ -94,11 +71,30 @@ describe('users.sql', () => {
       '%INSERT INTO%sessions%',
       'waiting for the demotion to commit',
     );
-    commit();
+    commit.open();
     await Promise.all([demotion, signingIn]);
     expect(outcome).toBe('settled');
     expect(await ctx.prisma.session.count({ where: { userId: second } })).toBe(1);
   });
+
+  /**
+   * A new account with two owners, and a transaction under way that has locked them and
+   * demoted the first; it commits once the test opens `commit`.
+   */
+  async function demotionHeld(name: string) {
+    const account = parseAccountId(await ctx.make.account(name));
+    const [first, second] = [await person(account, 'owner'), await person(account, 'owner')];
+    const commit = latch();
+    const demotion = ctx.prisma.$transaction(async (tx) => {
+      expect((await users.lockOwners(account, tx)).sort()).toEqual([first, second].sort());
+      await users.setRole(account, first, 'member', tx);
+      await commit.opened;
+    });
+    await waitFor(() => ownerLockHeld(account), {
+      message: 'the demotion never took the lock',
+    });
+    return { account, second, commit, demotion };
+  }
 
   /** Whether another transaction holds the account's owners' rows locked. */
   async function ownerLockHeld(account: AccountId): Promise<boolean> {

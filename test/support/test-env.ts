@@ -140,17 +140,7 @@ export class TestEnv {
    * lock: the moment a test that holds the lock on purpose has the other side queued behind it.
    */
   async waitForLockWaiter(statementLike: string, message: string): Promise<void> {
-    await waitFor(
-      async () =>
-        (
-          await this.sql(
-            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-               AND wait_event_type = 'Lock' AND query LIKE $1`,
-            [statementLike],
-          )
-        ).length === 1,
-      { message },
-    );
+    await waitFor(async () => (await this.lockWaiters(statementLike)) === 1, { message });
   }
 
   /**
@@ -169,13 +159,18 @@ export class TestEnv {
     work.then(markSettled, markSettled);
     return waitFor(async () => {
       if (settled) return 'settled';
-      const waiters = await this.sql(
-        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-            AND wait_event_type = 'Lock' AND query LIKE $1`,
-        [statementLike],
-      );
-      return waiters.length > 0 && waiting;
+      return (await this.lockWaiters(statementLike)) > 0 && waiting;
     });
+  }
+
+  /** How many statements of this database whose text is LIKE `statementLike` wait for a lock. */
+  private async lockWaiters(statementLike: string): Promise<number> {
+    const waiters = await this.sql(
+      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+          AND wait_event_type = 'Lock' AND query LIKE $1`,
+      [statementLike],
+    );
+    return waiters.length;
   }
 
   async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {

@@ -34,3 +34,13 @@ export async function waitFor<T>(
     await pause(intervalMs);
   }
 }
+
+/**
+ * A promise the test opens when it chooses: `opened` settles once `open` is called. For a
+ * transaction a test holds open on purpose, or a step inside someone's work it waits to see.
+ */
+export function latch(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
